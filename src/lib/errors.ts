@@ -1,0 +1,75 @@
+/**
+ * Every failure a user can meet is a TkomaError with a stable code. Commands render it as
+ * `{"error": {"code", "message", ...details}}` under --json, or one readable line otherwise,
+ * and exit with the code's exit status. Codes and exit statuses are documented in README.md;
+ * never renumber them.
+ */
+
+export const EXIT = {
+  OK: 0,
+  ERROR: 1, // unexpected failure (a bug); still no stack trace unless TKOMA_REF_DEBUG=1
+  INVALID_INPUT: 2, // bad flags, bad JSON, bad enum value, bad URL, bad path
+  NOT_FOUND: 3, // unknown topic, unknown file
+  APPROVAL_REQUIRED: 4, // topic create phase 1: nothing written, ask the operator
+  SOURCE_FAILED: 5, // every source failed, or nothing could be fetched
+  CONFLICT: 6, // topic exists, lock held, root not initialised / already initialised
+  DAMAGED: 7, // hand-broken topic.md, corrupt state the tool cannot repair by itself
+  UNAVAILABLE: 8, // a required provider (embedder, git binary) is not usable
+} as const;
+
+export const ERROR_CODES = {
+  INVALID_INPUT: EXIT.INVALID_INPUT,
+  INVALID_JSON: EXIT.INVALID_INPUT,
+  INVALID_ENUM: EXIT.INVALID_INPUT,
+  INVALID_URL: EXIT.INVALID_INPUT,
+  UNSUPPORTED_SCHEME: EXIT.INVALID_INPUT,
+  INVALID_PATH: EXIT.INVALID_INPUT,
+  INVALID_REF: EXIT.INVALID_INPUT,
+  INVALID_TOKEN: EXIT.INVALID_INPUT,
+  CONFIRMATION_REQUIRED: EXIT.INVALID_INPUT,
+  TOPIC_NOT_FOUND: EXIT.NOT_FOUND,
+  FILE_NOT_FOUND: EXIT.NOT_FOUND,
+  NOTE_NOT_FOUND: EXIT.NOT_FOUND,
+  APPROVAL_REQUIRED: EXIT.APPROVAL_REQUIRED,
+  SOURCE_UNREACHABLE: EXIT.SOURCE_FAILED,
+  FETCH_FAILED: EXIT.SOURCE_FAILED,
+  EMPTY_FETCH: EXIT.SOURCE_FAILED,
+  TOPIC_EXISTS: EXIT.CONFLICT,
+  ROOT_NOT_INITIALISED: EXIT.CONFLICT,
+  ROOT_EXISTS: EXIT.CONFLICT,
+  LOCKED: EXIT.CONFLICT,
+  MALFORMED_TOPIC: EXIT.DAMAGED,
+  DAMAGED_STATE: EXIT.DAMAGED,
+  EMBEDDER_UNAVAILABLE: EXIT.UNAVAILABLE,
+  GIT_UNAVAILABLE: EXIT.UNAVAILABLE,
+  INTERNAL: EXIT.ERROR,
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_CODES;
+
+export class TkomaError extends Error {
+  readonly code: ErrorCode;
+  readonly details: Record<string, unknown>;
+
+  constructor(code: ErrorCode, message: string, details: Record<string, unknown> = {}) {
+    super(message);
+    this.name = 'TkomaError';
+    this.code = code;
+    this.details = details;
+  }
+
+  get exitCode(): number {
+    return ERROR_CODES[this.code];
+  }
+
+  toJSON(): { error: Record<string, unknown> } {
+    return { error: { code: this.code, message: this.message, ...this.details } };
+  }
+}
+
+/** Wraps anything thrown into a TkomaError so no caller ever has to render a raw Error. */
+export function asTkomaError(err: unknown): TkomaError {
+  if (err instanceof TkomaError) return err;
+  const message = err instanceof Error ? err.message : String(err);
+  return new TkomaError('INTERNAL', message);
+}
