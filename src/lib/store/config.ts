@@ -1,0 +1,72 @@
+/**
+ * `tkoma-ref.toml` at the knowledge root: tracked settings. The embedder that built the index is
+ * recorded here so every later query (and `index rebuild`) uses the same vector space, even on
+ * another machine that clones the root.
+ */
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+
+import { parse as parseToml, stringify as stringifyToml } from 'smol-toml';
+
+import { TkomaError } from '../errors.js';
+
+export const CONFIG_FILE = 'tkoma-ref.toml';
+
+export interface RootConfig {
+  embedding: {
+    /** What the user asked for: auto | transformers | use-lite | ollama | openai | none. */
+    provider: string;
+    model?: string;
+    url?: string;
+    /** What actually built the index: `${provider}:${model}:${dimension}`, or "none". */
+    recorded?: string;
+  };
+  watch: {
+    /** Full reconciliation interval of `tkoma-ref watch`, in seconds. */
+    reconcile_seconds: number;
+  };
+}
+
+export const DEFAULT_CONFIG: RootConfig = {
+  embedding: { provider: 'auto' },
+  watch: { reconcile_seconds: 300 },
+};
+
+export async function readConfig(root: string): Promise<RootConfig> {
+  const file = join(root, CONFIG_FILE);
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch {
+    return structuredClone(DEFAULT_CONFIG);
+  }
+  let data: Record<string, any>;
+  try {
+    data = parseToml(text) as Record<string, any>;
+  } catch (err) {
+    const line = (err as { line?: number }).line ?? 1;
+    throw new TkomaError('MALFORMED_TOPIC', `${CONFIG_FILE}:${line}: invalid TOML: ${String((err as Error).message).split('\n')[0]}`, {
+      file: CONFIG_FILE,
+      line,
+    });
+  }
+  const emb = (data.embedding ?? {}) as Record<string, unknown>;
+  const watch = (data.watch ?? {}) as Record<string, unknown>;
+  return {
+    embedding: {
+      provider: typeof emb.provider === 'string' ? emb.provider : 'auto',
+      ...(typeof emb.model === 'string' ? { model: emb.model } : {}),
+      ...(typeof emb.url === 'string' ? { url: emb.url } : {}),
+      ...(typeof emb.recorded === 'string' ? { recorded: emb.recorded } : {}),
+    },
+    watch: {
+      reconcile_seconds:
+        typeof watch.reconcile_seconds === 'number' && watch.reconcile_seconds > 0 ? watch.reconcile_seconds : DEFAULT_CONFIG.watch.reconcile_seconds,
+    },
+  };
+}
+
+export async function writeConfig(root: string, config: RootConfig): Promise<void> {
+  const header = '# tkoma-ref knowledge root settings (tracked). See `tkoma-ref --help`.\n\n';
+  await writeFile(join(root, CONFIG_FILE), header + stringifyToml(config) + '\n');
+}

@@ -1,0 +1,191 @@
+/**
+ * topic.md: TOML front matter between `+++` lines, then the ghost's markdown body.
+ *
+ * Parsing uses smol-toml (a maintained TOML 1.0 parser that reports line and column). Writing is
+ * our own small serialiser for this one known schema, because generic stringifiers print long
+ * arrays on one line and reorder keys; we want the seed's layout exactly, one file per line when
+ * the list is long, so `git diff` of a topic reads well.
+ */
+import { parse as parseToml, stringify as stringifyToml, TomlError } from 'smol-toml';
+
+import { TkomaError } from '../errors.js';
+import {
+  FILE_STATUSES,
+  type FileStatusEntry,
+  TOPIC_STATUSES,
+  type TopicFront,
+  type TopicSource,
+} from './model.js';
+
+export interface ParsedTopic {
+  front: TopicFront;
+  body: string;
+}
+
+const FENCE = '+++';
+
+function malformed(file: string, line: number, message: string): TkomaError {
+  return new TkomaError('MALFORMED_TOPIC', `${file}:${line}: ${message}`, { file, line });
+}
+
+/** Line (1-based, in the whole file) where `key = ` first appears in the front matter. */
+function lineOfKey(lines: string[], key: string): number {
+  const re = new RegExp(`^\\s*${key.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\s*=`);
+  const idx = lines.findIndex((l) => re.test(l));
+  return idx >= 0 ? idx + 1 : 1;
+}
+
+/** TOML dates come back as Date objects when a hand edit leaves them unquoted: keep ISO strings. */
+function asIsoString(value: unknown): string | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (value instanceof Date) return value.toISOString();
+  if (typeof value === 'string') return value;
+  return undefined;
+}
+
+export function parseTopicMd(text: string, file: string): ParsedTopic {
+  const lines = text.split(/\r?\n/);
+  if (lines[0]?.trim() !== FENCE) throw malformed(file, 1, 'topic.md must start with a `+++` line (TOML front matter)');
+  const end = lines.findIndex((l, i) => i > 0 && l.trim() === FENCE);
+  if (end < 0) throw malformed(file, lines.length, 'front matter is not closed by a `+++` line');
+  const tomlText = lines.slice(1, end).join('\n');
+  let data: Record<string, unknown>;
+  try {
+    data = parseToml(tomlText) as Record<string, unknown>;
+  } catch (err) {
+    if (err instanceof TomlError) {
+      const firstLine = String(err.message).split('\n')[0];
+      throw malformed(file, (err.line ?? 0) + 1, `invalid TOML: ${firstLine}`);
+    }
+    throw malformed(file, 1, `invalid TOML: ${String(err)}`);
+  }
+  const body = lines.slice(end + 1).join('\n').replace(/^\n/, '');
+  return { front: validateFront(data, lines, file), body };
+}
+
+function validateFront(d: Record<string, unknown>, lines: string[], file: string): TopicFront {
+  const need = (key: string, ok: boolean, what: string): void => {
+    if (!ok) throw malformed(file, lineOfKey(lines, key), `\`${key}\` ${what}`);
+  };
+  const str = (key: string, required = true): string | undefined => {
+    const v = key.endsWith('_at') ? asIsoString(d[key]) : d[key];
+    if (v === undefined) {
+      need(key, !required, 'is required');
+      return undefined;
+    }
+    need(key, typeof v === 'string', 'must be a string');
+    return v as string;
+  };
+  const id = str('id')!;
+  need('id', /^[a-z0-9][a-z0-9._-]*$/.test(id), 'must be lowercase letters, digits, `.`, `_` or `-`');
+  const title = str('title')!;
+  const type = str('type')!;
+  need('type', type === 'ReferenceTopic', 'must be "ReferenceTopic"');
+  const status = (str('status', false) ?? 'active') as TopicFront['status'];
+  need('status', (TOPIC_STATUSES as readonly string[]).includes(status), `must be one of ${TOPIC_STATUSES.join(', ')}`);
+  const trust = d.trust_score ?? 5;
+  need('trust_score', typeof trust === 'number' && trust >= 0 && trust <= 10, 'must be a number from 0 to 10');
+  const maxAge = d.max_age_days ?? 0;
+  need('max_age_days', Number.isInteger(maxAge) && (maxAge as number) >= 0, 'must be a whole number ≥ 0');
+  const tags = d.tags ?? [];
+  need('tags', Array.isArray(tags) && tags.every((t) => typeof t === 'string'), 'must be an array of strings');
+  const files = d.files ?? [];
+  need('files', Array.isArray(files) && files.every((t) => typeof t === 'string'), 'must be an array of strings');
+
+  const createdBy = d.created_by;
+  need('created_by', createdBy === undefined || (typeof createdBy === 'object' && !Array.isArray(createdBy)), 'must be a table');
+
+  const sources = (d.sources ?? []) as unknown[];
+  need('sources', Array.isArray(sources), 'must be an array of tables ([[sources]])');
+  const parsedSources: TopicSource[] = sources.map((s) => {
+    const src = s as Record<string, unknown>;
+    const ok = typeof src === 'object' && (src.type === 'git' || src.type === 'web') && typeof src.url === 'string';
+    need('type', ok, 'of every [[sources]] entry must be "git" or "web", with a string `url`');
+    const out: TopicSource = { type: src.type as 'git' | 'web', url: src.url as string };
+    if (typeof src.ref === 'string') out.ref = src.ref;
+    if (typeof src.commit === 'string') out.commit = src.commit;
+    if (Array.isArray(src.paths)) out.paths = src.paths.map(String);
+    if (typeof src.final_url === 'string') out.final_url = src.final_url;
+    return out;
+  });
+
+  const fileStatus = (d.file_status ?? []) as unknown[];
+  need('file_status', Array.isArray(fileStatus), 'must be an array of tables ([[file_status]])');
+  const parsedStatus: FileStatusEntry[] = fileStatus.map((s) => {
+    const e = s as Record<string, unknown>;
+    need('status', typeof e?.path === 'string' && (FILE_STATUSES as readonly string[]).includes(String(e.status)),
+      `of every [[file_status]] entry must be one of ${FILE_STATUSES.join(', ')} with a string \`path\``);
+    return {
+      path: e.path as string,
+      status: e.status as FileStatusEntry['status'],
+      ...(typeof e.reason === 'string' ? { reason: e.reason } : {}),
+      updated_at: asIsoString(e.updated_at) ?? '',
+    };
+  });
+
+  const front: TopicFront = {
+    id,
+    title,
+    type: 'ReferenceTopic',
+    created_at: str('created_at', false) ?? '',
+    trust_score: trust as number,
+    tags: tags as string[],
+    status,
+    fetched_at: str('fetched_at', false) ?? '',
+    max_age_days: maxAge as number,
+    files: files as string[],
+    sources: parsedSources,
+  };
+  if (createdBy && typeof createdBy === 'object') {
+    const cb = createdBy as Record<string, unknown>;
+    front.created_by = {
+      ...(typeof cb.ghost === 'string' ? { ghost: cb.ghost } : {}),
+      ...(typeof cb.model === 'string' ? { model: cb.model } : {}),
+    };
+  }
+  if (parsedStatus.length > 0) front.file_status = parsedStatus;
+  return front;
+}
+
+/** One `key = value` line, values escaped by smol-toml. */
+function kv(key: string, value: unknown): string {
+  return stringifyToml({ [key]: value }).trim();
+}
+
+/** A TOML string literal, escaped by smol-toml. */
+function tomlString(v: string): string {
+  return kv('x', v).slice('x = '.length);
+}
+
+/** `key = ["a", "b"]` as in the seed, or one value per line when the list is long. */
+function arrayLines(key: string, values: string[]): string {
+  if (values.length <= 5) return `${key} = [${values.map(tomlString).join(', ')}]`;
+  return `${key} = [\n${values.map((v) => `  ${tomlString(v)},`).join('\n')}\n]`;
+}
+
+export function serializeTopicMd(front: TopicFront, body: string): string {
+  const out: string[] = [FENCE];
+  out.push(kv('id', front.id), kv('title', front.title), kv('type', front.type), kv('created_at', front.created_at));
+  out.push(kv('trust_score', front.trust_score), arrayLines('tags', front.tags), kv('status', front.status));
+  out.push(kv('fetched_at', front.fetched_at), kv('max_age_days', front.max_age_days), arrayLines('files', front.files));
+  if (front.created_by && (front.created_by.ghost || front.created_by.model)) {
+    out.push('', '[created_by]');
+    if (front.created_by.ghost) out.push(kv('ghost', front.created_by.ghost));
+    if (front.created_by.model) out.push(kv('model', front.created_by.model));
+  }
+  for (const s of front.sources) {
+    out.push('', '[[sources]]', kv('type', s.type), kv('url', s.url));
+    if (s.ref !== undefined) out.push(kv('ref', s.ref));
+    if (s.commit !== undefined) out.push(kv('commit', s.commit));
+    if (s.paths !== undefined) out.push(arrayLines('paths', s.paths));
+    if (s.final_url !== undefined) out.push(kv('final_url', s.final_url));
+  }
+  for (const f of front.file_status ?? []) {
+    out.push('', '[[file_status]]', kv('path', f.path), kv('status', f.status));
+    if (f.reason !== undefined) out.push(kv('reason', f.reason));
+    out.push(kv('updated_at', f.updated_at));
+  }
+  out.push(FENCE, '');
+  const trimmedBody = body.replace(/^\n+/, '').replace(/\s+$/, '');
+  return out.join('\n') + '\n' + trimmedBody + '\n';
+}

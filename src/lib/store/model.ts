@@ -1,0 +1,121 @@
+/** The topic note's data model (the seed's "Full topic.md Example") and its pure rules. */
+
+export const TOPIC_STATUSES = ['active', 'stale', 'obsolete'] as const;
+export type TopicStatus = (typeof TOPIC_STATUSES)[number];
+
+export const FILE_STATUSES = ['active', 'problematic', 'obsolete'] as const;
+export type FileStatus = (typeof FILE_STATUSES)[number];
+
+export interface TopicSource {
+  type: 'git' | 'web';
+  url: string;
+  ref?: string;
+  /** git: the commit fetched (full sha). */
+  commit?: string;
+  /** git: folders (trailing `/`) and single files to fetch; absent = whole repository. */
+  paths?: string[];
+  /** web: the URL after redirects, when it differs. */
+  final_url?: string;
+}
+
+export interface FileStatusEntry {
+  path: string;
+  status: FileStatus;
+  reason?: string;
+  updated_at: string;
+}
+
+export interface TopicFront {
+  id: string;
+  title: string;
+  type: 'ReferenceTopic';
+  created_at: string;
+  trust_score: number;
+  tags: string[];
+  status: TopicStatus;
+  fetched_at: string;
+  max_age_days: number;
+  files: string[];
+  created_by?: { ghost?: string; model?: string };
+  sources: TopicSource[];
+  file_status?: FileStatusEntry[];
+}
+
+export interface Staleness {
+  is_stale: boolean;
+  stale_since: string | null;
+}
+
+const DAY_MS = 86_400_000;
+
+/**
+ * The seed's staleness logic, in its order: max_age_days = 0 never goes stale; a topic marked
+ * obsolete (or stale by hand) is stale; otherwise stale once more than max_age_days have passed
+ * since fetched_at. `stale_since` is the moment the age limit was crossed, when that applies.
+ */
+export function staleness(front: Pick<TopicFront, 'status' | 'fetched_at' | 'max_age_days'>, now: Date = new Date()): Staleness {
+  if (front.max_age_days === 0) return { is_stale: false, stale_since: null };
+  const fetched = Date.parse(front.fetched_at);
+  const limit = Number.isNaN(fetched) ? null : new Date(fetched + front.max_age_days * DAY_MS);
+  if (front.status === 'obsolete' || front.status === 'stale') {
+    return { is_stale: true, stale_since: limit && limit.getTime() <= now.getTime() ? limit.toISOString() : null };
+  }
+  if (!limit) return { is_stale: false, stale_since: null };
+  // "(now - fetched_at).days > max_age_days": whole days, so stale strictly after the limit day.
+  const ageDays = Math.floor((now.getTime() - fetched) / DAY_MS);
+  return ageDays > front.max_age_days ? { is_stale: true, stale_since: limit.toISOString() } : { is_stale: false, stale_since: null };
+}
+
+/** Effective status of one file (files without an entry are active). */
+export function fileStatusOf(front: Pick<TopicFront, 'file_status'>, path: string): FileStatus {
+  return front.file_status?.find((f) => f.path === path)?.status ?? 'active';
+}
+
+/**
+ * Topic id from a title: `topic-` + lowercase ASCII words joined by `-`, at most 60 characters,
+ * cut at a word boundary. Pure and deterministic so the same title always gives the same id.
+ */
+export function topicIdFromTitle(title: string): string {
+  const words = title
+    .normalize('NFKD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .toLowerCase()
+    .split(/[^a-z0-9]+/)
+    .filter(Boolean);
+  let slug = '';
+  for (const w of words) {
+    const next = slug ? `${slug}-${w}` : w;
+    if (next.length > 53) break;
+    slug = next;
+  }
+  if (!slug) slug = words[0]?.slice(0, 53) || 'untitled';
+  return `topic-${slug}`;
+}
+
+export const TOPIC_ID_PATTERN = /^[a-z0-9][a-z0-9._-]{0,99}$/;
+
+export function isValidTopicId(id: string): boolean {
+  return TOPIC_ID_PATTERN.test(id) && !id.includes('..');
+}
+
+const WARNING_PREFIX = '> **Warning:**';
+
+/**
+ * The topic body carries one visible warning line per problematic or obsolete file, right after
+ * the first heading. Lines we wrote earlier are recognised by their prefix and regenerated, so
+ * setting a file back to active removes its line and hand-written text is never touched.
+ */
+export function withFileWarnings(body: string, statuses: FileStatusEntry[]): string {
+  const lines = body.split('\n').filter((l) => !l.startsWith(WARNING_PREFIX));
+  const warnings = statuses
+    .filter((s) => s.status !== 'active')
+    .map((s) => `${WARNING_PREFIX} \`${s.path}\` is marked ${s.status}${s.reason ? `: ${s.reason.replace(/\s+/g, ' ')}` : ''} (${s.updated_at.slice(0, 10)})`);
+  // Drop the blank line a previous warning block left behind, then re-insert.
+  const headingIdx = lines.findIndex((l) => /^#\s/.test(l));
+  const at = headingIdx >= 0 ? headingIdx + 1 : 0;
+  while (lines[at] === '' && lines[at + 1] === '') lines.splice(at, 1);
+  if (warnings.length === 0) return lines.join('\n');
+  const block = headingIdx >= 0 ? ['', ...warnings] : [...warnings, ''];
+  lines.splice(at, 0, ...block);
+  return lines.join('\n');
+}

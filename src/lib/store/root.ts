@@ -1,0 +1,81 @@
+import { existsSync, statSync } from 'node:fs';
+import { cp, mkdir, readdir, writeFile } from 'node:fs/promises';
+import { homedir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+import { TkomaError } from '../errors.js';
+import { commitAll, ensureRepo } from '../kgit.js';
+
+/** Where the knowledge root is: --root, then TKOMA_REF_ROOT, then the XDG data directory. */
+export function resolveRootPath(flag: string | undefined, env: NodeJS.ProcessEnv = process.env): string {
+  if (flag) return resolve(flag);
+  if (env.TKOMA_REF_ROOT) return resolve(env.TKOMA_REF_ROOT);
+  const dataHome = env.XDG_DATA_HOME || join(homedir(), '.local', 'share');
+  return join(dataHome, 'tkoma-ref');
+}
+
+export const REFERENCES_DIR = 'references';
+export const STATE_DIR = '.tkoma';
+
+export function referencesDir(root: string): string {
+  return join(root, REFERENCES_DIR);
+}
+
+export function stateDir(root: string): string {
+  return join(root, STATE_DIR);
+}
+
+export function isInitialised(root: string): boolean {
+  return existsSync(join(root, '.git')) && existsSync(referencesDir(root));
+}
+
+/** Fails with ROOT_NOT_INITIALISED unless `root` is a knowledge root made by `init`. */
+export function requireRoot(root: string): string {
+  if (!isInitialised(root)) {
+    throw new TkomaError('ROOT_NOT_INITIALISED', `no knowledge root at ${root}: run \`tkoma-ref init\` first (or pass --root)`, {
+      root,
+    });
+  }
+  return root;
+}
+
+/** The package's own folder (holds knowledge/ and default-prompts/), found from this file. */
+export function packageDir(): string {
+  // dist/lib/store/root.js or src/lib/store/root.ts: three levels up is the package.
+  return resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
+}
+
+export interface InitResult {
+  root: string;
+  created: boolean;
+  commit: string | null;
+}
+
+/**
+ * Creates a knowledge root from the `knowledge/` template plus the default skill, as one commit.
+ * An existing, initialised root is left alone (created: false); a non-empty folder that is not a
+ * root is refused so we never commit somebody's unrelated files.
+ */
+export async function initRoot(root: string): Promise<InitResult> {
+  if (isInitialised(root)) return { root, created: false, commit: null };
+  if (existsSync(root)) {
+    if (!statSync(root).isDirectory()) throw new TkomaError('ROOT_EXISTS', `${root} exists and is not a directory`, { root });
+    const entries = (await readdir(root)).filter((e) => e !== '.git');
+    if (entries.length > 0) {
+      throw new TkomaError('ROOT_EXISTS', `${root} is not empty and is not a tkoma-ref knowledge root; choose an empty folder`, { root });
+    }
+  }
+  await mkdir(root, { recursive: true });
+  const pkg = packageDir();
+  await cp(join(pkg, 'knowledge'), root, { recursive: true });
+  await mkdir(referencesDir(root), { recursive: true });
+  const keep = join(referencesDir(root), '.gitkeep');
+  if (!existsSync(keep)) await writeFile(keep, '');
+  const skillDir = join(root, 'skills', 'reference-researcher');
+  await mkdir(skillDir, { recursive: true });
+  await cp(join(pkg, 'default-prompts', 'skills', 'reference-researcher', 'SKILL.md'), join(skillDir, 'SKILL.md'));
+  await ensureRepo(root);
+  const commit = await commitAll(root, 'init knowledge root', {});
+  return { root, created: true, commit };
+}

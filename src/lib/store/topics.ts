@@ -1,0 +1,150 @@
+/**
+ * Reading and writing topics on disk: `references/<id>/topic.md`, the fetched files beside it,
+ * and `.tkoma-files.jsonl`, the tracked per-file metadata (source, role, size, hash, fetched_at)
+ * that the seeds keep in a database. Writes go through temp file + rename.
+ */
+import { existsSync } from 'node:fs';
+import { readdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { isAbsolute, join, posix, relative, resolve, sep } from 'node:path';
+
+import type { Role } from '../chunking/types.js';
+import { TkomaError } from '../errors.js';
+import { parseTopicMd, serializeTopicMd } from './frontmatter.js';
+import { isValidTopicId, type TopicFront } from './model.js';
+import { referencesDir } from './root.js';
+
+export const TOPIC_FILE = 'topic.md';
+export const MANIFEST_FILE = '.tkoma-files.jsonl';
+/** Names a fetched file may not take at the top of a topic folder. */
+export const RESERVED_NAMES = new Set([TOPIC_FILE, MANIFEST_FILE]);
+
+export interface FileRecord {
+  path: string;
+  /** URL of the source this file came from. */
+  source_url: string;
+  role: Role;
+  bytes: number;
+  sha256: string;
+  fetched_at: string;
+  /** git sources: the commit the file was read at. */
+  commit?: string;
+}
+
+export interface LoadedTopic {
+  front: TopicFront;
+  body: string;
+  dir: string;
+}
+
+export function assertTopicId(id: string): void {
+  if (!isValidTopicId(id)) {
+    throw new TkomaError('INVALID_INPUT', `invalid topic id "${id}": lowercase letters, digits, ".", "_" and "-" only`, { topic_id: id });
+  }
+}
+
+export function topicDir(root: string, id: string): string {
+  assertTopicId(id);
+  return join(referencesDir(root), id);
+}
+
+export function topicExists(root: string, id: string): boolean {
+  return existsSync(join(topicDir(root, id), TOPIC_FILE));
+}
+
+export async function readTopic(root: string, id: string): Promise<LoadedTopic> {
+  const dir = topicDir(root, id);
+  const file = join(dir, TOPIC_FILE);
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch {
+    throw new TkomaError('TOPIC_NOT_FOUND', `no topic "${id}"`, { topic_id: id });
+  }
+  const { front, body } = parseTopicMd(text, relative(root, file) || file);
+  return { front, body, dir };
+}
+
+export async function listTopicIds(root: string): Promise<string[]> {
+  let entries;
+  try {
+    entries = await readdir(referencesDir(root), { withFileTypes: true });
+  } catch {
+    return [];
+  }
+  return entries
+    .filter((e) => e.isDirectory() && isValidTopicId(e.name) && existsSync(join(referencesDir(root), e.name, TOPIC_FILE)))
+    .map((e) => e.name)
+    .sort();
+}
+
+export interface BrokenTopic {
+  topic_id: string;
+  error: { code: string; message: string; file?: string; line?: number };
+}
+
+/** Every topic that parses, plus the ones that do not, so one hand-broken note never hides the rest. */
+export async function loadAllTopics(root: string): Promise<{ topics: LoadedTopic[]; broken: BrokenTopic[] }> {
+  const topics: LoadedTopic[] = [];
+  const broken: BrokenTopic[] = [];
+  for (const id of await listTopicIds(root)) {
+    try {
+      topics.push(await readTopic(root, id));
+    } catch (err) {
+      if (!(err instanceof TkomaError)) throw err;
+      broken.push({ topic_id: id, error: { code: err.code, message: err.message, ...(err.details as object) } });
+    }
+  }
+  return { topics, broken };
+}
+
+async function writeAtomic(file: string, content: string): Promise<void> {
+  const tmp = `${file}.tmp-${process.pid}-${Date.now()}`;
+  await writeFile(tmp, content);
+  await rename(tmp, file);
+}
+
+export async function writeTopic(dir: string, front: TopicFront, body: string): Promise<void> {
+  await writeAtomic(join(dir, TOPIC_FILE), serializeTopicMd(front, body));
+}
+
+export async function readManifest(dir: string): Promise<FileRecord[]> {
+  let text: string;
+  try {
+    text = await readFile(join(dir, MANIFEST_FILE), 'utf8');
+  } catch {
+    return [];
+  }
+  const out: FileRecord[] = [];
+  for (const line of text.split('\n')) {
+    if (!line.trim()) continue;
+    try {
+      out.push(JSON.parse(line) as FileRecord);
+    } catch {
+      // A hand-damaged line loses only that file's metadata; the file itself is still indexed.
+    }
+  }
+  return out;
+}
+
+export async function writeManifest(dir: string, records: FileRecord[]): Promise<void> {
+  const sorted = [...records].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  await writeAtomic(join(dir, MANIFEST_FILE), sorted.map((r) => JSON.stringify(r)).join('\n') + (sorted.length ? '\n' : ''));
+}
+
+/**
+ * Resolves a user-given path inside a topic folder, refusing anything that could address a file
+ * outside it: absolute paths, `..`, NUL bytes, backslashes, the manifest.
+ */
+export function resolveTopicPath(dir: string, userPath: string): { rel: string; abs: string } {
+  const bad = (why: string): TkomaError => new TkomaError('INVALID_PATH', `invalid path "${userPath}": ${why}`, { path: userPath });
+  if (typeof userPath !== 'string' || userPath.length === 0) throw bad('empty');
+  if (userPath.includes('\0')) throw bad('contains a NUL byte');
+  if (userPath.includes('\\')) throw bad('use forward slashes');
+  if (isAbsolute(userPath) || userPath.startsWith('/')) throw bad('must be relative to the topic folder');
+  const rel = posix.normalize(userPath).replace(/^\.\/+/, '');
+  if (rel === '.' || rel.split('/').includes('..')) throw bad('must stay inside the topic folder');
+  if (rel === MANIFEST_FILE) throw bad('is tkoma-ref metadata, not a reference file');
+  const abs = resolve(dir, rel);
+  if (!abs.startsWith(resolve(dir) + sep)) throw bad('must stay inside the topic folder');
+  return { rel, abs };
+}

@@ -1,0 +1,133 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+
+import { TkomaError } from '../../src/lib/errors.js';
+import { parseTopicMd, serializeTopicMd } from '../../src/lib/store/frontmatter.js';
+import type { TopicFront } from '../../src/lib/store/model.js';
+
+const seedExample = `+++
+id = "topic-dioxus-ui"
+title = "Dioxus - Rust UI Framework"
+type = "ReferenceTopic"
+created_at = "2025-06-15T10:00:00Z"
+trust_score = 8
+tags = ["rust", "ui", "framework", "dioxus"]
+status = "active"
+fetched_at = "2025-06-15T10:00:00Z"
+max_age_days = 30
+files = ["README.md", "docs/guide/index.md", "examples/hello_world.rs"]
+
+[created_by]
+ghost = "ghost-a"
+model = "claude-sonnet-4-5-20250929"
+
+[[sources]]
+type = "git"
+url = "https://github.com/DioxusLabs/dioxus"
+ref = "main"
+commit = "a1b2c3d4e5f6"
+paths = ["README.md", "docs/", "examples/"]
+
+[[sources]]
+type = "web"
+url = "https://dioxuslabs.com/learn/0.6/"
++++
+
+# Dioxus - Rust UI Framework
+
+Dioxus is a portable, performant, and ergonomic framework.
+`;
+
+function front(over: Partial<TopicFront> = {}): TopicFront {
+  return {
+    id: 'topic-x',
+    title: 'X',
+    type: 'ReferenceTopic',
+    created_at: '2025-01-01T00:00:00.000Z',
+    trust_score: 5,
+    tags: [],
+    status: 'active',
+    fetched_at: '2025-01-01T00:00:00.000Z',
+    max_age_days: 30,
+    files: [],
+    sources: [{ type: 'web', url: 'https://example.com/' }],
+    ...over,
+  };
+}
+
+function expectMalformed(text: string, line: number, pattern: RegExp): void {
+  try {
+    parseTopicMd(text, 'references/t/topic.md');
+    expect.unreachable('should have thrown');
+  } catch (err) {
+    expect(err).toBeInstanceOf(TkomaError);
+    const e = err as TkomaError;
+    expect(e.code).toBe('MALFORMED_TOPIC');
+    expect(e.details.line).toBe(line);
+    expect(e.details.file).toBe('references/t/topic.md');
+    expect(e.message).toMatch(pattern);
+  }
+}
+
+describe('topic.md front matter', () => {
+  it("parses the seed's full example", () => {
+    const { front: f, body } = parseTopicMd(seedExample, 'topic.md');
+    expect(f.id).toBe('topic-dioxus-ui');
+    expect(f.trust_score).toBe(8);
+    expect(f.created_by).toEqual({ ghost: 'ghost-a', model: 'claude-sonnet-4-5-20250929' });
+    expect(f.sources).toHaveLength(2);
+    expect(f.sources[0]).toMatchObject({ type: 'git', ref: 'main', commit: 'a1b2c3d4e5f6', paths: ['README.md', 'docs/', 'examples/'] });
+    expect(body.startsWith('# Dioxus - Rust UI Framework')).toBe(true);
+  });
+
+  it('writes the seed example back byte for byte', () => {
+    const { front: f, body } = parseTopicMd(seedExample, 'topic.md');
+    expect(serializeTopicMd(f, body)).toBe(seedExample);
+  });
+
+  it('lists many files one per line so diffs stay readable', () => {
+    const files = Array.from({ length: 8 }, (_, i) => `src/f${i}.ts`);
+    const text = serializeTopicMd(front({ files }), '# X\n');
+    expect(text).toContain('files = [\n  "src/f0.ts",\n');
+    expect(parseTopicMd(text, 't').front.files).toEqual(files);
+  });
+
+  it('keeps unquoted TOML dates as ISO strings', () => {
+    const text = seedExample.replace('fetched_at = "2025-06-15T10:00:00Z"', 'fetched_at = 2025-06-15T10:00:00Z');
+    expect(parseTopicMd(text, 't').front.fetched_at).toBe('2025-06-15T10:00:00.000Z');
+  });
+
+  it('reports file and line for broken TOML', () => {
+    expectMalformed(seedExample.replace('trust_score = 8', 'trust_score = = 8'), 6, /invalid TOML/);
+  });
+
+  it('reports the line of a field with the wrong type or value', () => {
+    expectMalformed(seedExample.replace('status = "active"', 'status = "archived"'), 8, /status/);
+    expectMalformed(seedExample.replace('max_age_days = 30', 'max_age_days = -1'), 10, /max_age_days/);
+    expectMalformed(seedExample.replace('type = "ReferenceTopic"', 'type = "Note"'), 4, /ReferenceTopic/);
+  });
+
+  it('refuses a file without front matter or with an unclosed one', () => {
+    expectMalformed('# just markdown\n', 1, /\+\+\+/);
+    expectMalformed('+++\nid = "x"\n', 3, /not closed/);
+  });
+
+  it('round-trips arbitrary titles, tags, bodies and statuses', () => {
+    fc.assert(
+      fc.property(
+        fc.string({ maxLength: 80 }).filter((s) => s.trim().length > 0),
+        fc.array(fc.string({ maxLength: 20 }), { maxLength: 8 }),
+        fc.string({ maxLength: 300 }),
+        fc.array(fc.record({ path: fc.string({ minLength: 1, maxLength: 30 }), status: fc.constantFrom('problematic' as const, 'obsolete' as const), reason: fc.string({ maxLength: 40 }) }), { maxLength: 3 }),
+        (title, tags, body, statuses) => {
+          const f = front({ title, tags, file_status: statuses.length ? statuses.map((s) => ({ ...s, updated_at: '2025-01-01T00:00:00.000Z' })) : undefined });
+          const text = serializeTopicMd(f, body);
+          const parsed = parseTopicMd(text, 't');
+          expect(parsed.front).toEqual(f);
+          expect(parsed.body.trim()).toBe(body.replace(/^\n+/, '').replace(/\s+$/, '').trim());
+        },
+      ),
+      { numRuns: 200 },
+    );
+  });
+});
