@@ -1,0 +1,353 @@
+import { readFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import type { Language, Node, Parser } from 'web-tree-sitter';
+import { classify, isCommentLike, membersOf, type SymbolInfo } from './code-syntax.js';
+import { chunkLines } from './lines.js';
+import { roleForPath } from './paths.js';
+import type { Chunk } from './types.js';
+import {
+  LineIndex,
+  makeChunk,
+  packRuns,
+  resolveOptions,
+  windowRows,
+  type ChunkMeta,
+  type ChunkOptions,
+  type ResolvedOptions,
+} from './util.js';
+
+export interface CodeChunkOptions extends ChunkOptions {
+  /** Folder holding `tree-sitter-<language>.wasm` files; defaults to the tree-sitter-wasms package. */
+  grammarDir?: string;
+}
+
+/** Files larger than this are windowed without parsing (generated or minified bundles). */
+const MAX_PARSE_CHARS = 2_000_000;
+/** A parse running longer than this is cancelled and the file windowed instead. */
+const PARSE_BUDGET_MS = 10_000;
+/** Symbols that may hold members and so may be split into header + members. */
+const CONTAINER_KINDS = new Set(['class', 'interface', 'impl', 'struct', 'enum', 'module']);
+const MAX_DEPTH = 6;
+
+interface Runtime {
+  Language: typeof Language;
+  parser: Parser;
+}
+
+let runtime: Promise<Runtime> | undefined;
+const grammars = new Map<string, Promise<Language | undefined>>();
+
+/** web-tree-sitter is imported on first use so that importing the chunkers stays cheap. */
+function loadRuntime(): Promise<Runtime> {
+  runtime ??= (async () => {
+    const mod = await import('web-tree-sitter');
+    await mod.Parser.init();
+    return { Language: mod.Language, parser: new mod.Parser() };
+  })();
+  return runtime;
+}
+
+let loadQueue: Promise<unknown> = Promise.resolve();
+
+/**
+ * Language.load compiles with async WebAssembly.instantiate, which was measured here to stall for
+ * 10-40 s once another grammar has parsed (the V8 background compile queue starves on 2 cores),
+ * while a synchronous `new WebAssembly.Module` takes ~10-20 ms (lazy compilation). So for the
+ * exact bytes being loaded, instantiate synchronously. The patch is scoped to those bytes and
+ * loads are serialised, so no other WebAssembly user in the process is affected.
+ */
+async function loadSync(rt: Runtime, bytes: Uint8Array<ArrayBuffer>): Promise<Language> {
+  const wasm = WebAssembly as unknown as { instantiate: (...args: unknown[]) => Promise<unknown> };
+  const original = wasm.instantiate;
+  const patched = function (this: unknown, ...args: unknown[]): Promise<unknown> {
+    if (args[0] === bytes) {
+      const module = new WebAssembly.Module(bytes);
+      const instance = new WebAssembly.Instance(module, args[1] as WebAssembly.Imports);
+      return Promise.resolve({ module, instance });
+    }
+    return original.apply(this, args);
+  };
+  wasm.instantiate = patched;
+  try {
+    return await rt.Language.load(bytes);
+  } finally {
+    if (wasm.instantiate === patched) wasm.instantiate = original;
+  }
+}
+
+/** Loads a grammar once per file path; a grammar that fails to load is remembered as unusable. */
+function loadGrammar(rt: Runtime, language: string, dir: string | undefined): Promise<Language | undefined> {
+  if (!/^[a-z][a-z0-9_]*$/.test(language)) return Promise.resolve(undefined);
+  let file: string;
+  try {
+    const name = `tree-sitter-${language}.wasm`;
+    file = dir ? join(dir, name) : createRequire(import.meta.url).resolve(`tree-sitter-wasms/out/${name}`);
+  } catch {
+    return Promise.resolve(undefined);
+  }
+  let p = grammars.get(file);
+  if (!p) {
+    const load = loadQueue.then(async () => loadSync(rt, new Uint8Array(await readFile(file))));
+    loadQueue = load.catch(() => undefined);
+    p = load.catch(() => undefined);
+    grammars.set(file, p);
+  }
+  return p;
+}
+
+const startRow = (n: Node): number => n.startPosition.row;
+/** A node ending at column 0 ends with the previous line's newline. */
+const endRow = (n: Node): number => {
+  const e = n.endPosition;
+  return e.column === 0 && e.row > n.startPosition.row ? e.row - 1 : e.row;
+};
+
+interface Label {
+  title: string;
+  kind: string;
+  symbol?: string;
+}
+
+/** Rows a..b (0-based, inclusive) of one piece of code; `sym` marks a symbol's own piece. */
+interface Unit {
+  a: number;
+  b: number;
+  label: Label;
+  sym?: Label & { symbol: string };
+  info?: SymbolInfo;
+}
+
+interface Seg extends Unit {
+  /** Exact offsets, for window pieces that may cut inside a very long line. */
+  range?: [number, number];
+}
+
+interface Ctx {
+  prefix?: string;
+  inClass: boolean;
+  stmt: Label;
+  depth: number;
+}
+
+class TreeChunker {
+  readonly chunks: Chunk[] = [];
+  constructor(
+    private readonly idx: LineIndex,
+    private readonly meta: ChunkMeta,
+    private readonly o: ResolvedOptions,
+  ) {}
+
+  /**
+   * Units covering rows lo..hi: one per symbol (with its leading comments and attributes), one per
+   * other statement; rows no node covers (blank lines, closing braces) join the unit before them.
+   */
+  units(nodes: Node[], lo: number, hi: number, ctx: Ctx): Unit[] {
+    const items: Array<{ node: Node; info?: SymbolInfo }> = [];
+    const expand = (list: Node[], depth: number): void => {
+      for (const n of list) {
+        const k = classify(n);
+        if (k?.type === 'transparent' && depth < MAX_DEPTH) expand(k.children, depth + 1);
+        else items.push({ node: n, info: k?.type === 'symbol' ? k.info : undefined });
+      }
+    };
+    expand(nodes, 0);
+
+    const raw: Unit[] = [];
+    let pending: Node[] = [];
+    let lastEnd = -1;
+    const flush = (): void => {
+      for (const c of pending) raw.push({ a: startRow(c), b: endRow(c), label: ctx.stmt });
+      pending = [];
+    };
+    for (const { node, info } of items) {
+      if (!info && isCommentLike(node) && startRow(node) !== lastEnd) {
+        if (pending.length && startRow(node) > endRow(pending[pending.length - 1]) + 1) flush();
+        pending.push(node);
+        continue;
+      }
+      let a = startRow(node);
+      if (info && pending.length && a <= endRow(pending[pending.length - 1]) + 1) {
+        a = startRow(pending[0]);
+        pending = [];
+      } else flush();
+      if (info) {
+        const symbol = ctx.prefix ? `${ctx.prefix}.${info.name}` : info.name;
+        const kind = ctx.inClass && info.kind === 'function' ? 'method' : info.kind;
+        const sym = { kind, symbol, title: info.title && !ctx.prefix ? info.title : `${kind} ${symbol}` };
+        raw.push({ a, b: endRow(node), label: sym, sym, info });
+      } else raw.push({ a, b: endRow(node), label: ctx.stmt });
+      lastEnd = endRow(node);
+    }
+    flush();
+
+    // Siblings can share a row; each row belongs to one unit, and a symbol keeps its first row.
+    const out: Unit[] = [];
+    let cursor = lo;
+    for (const u of raw) {
+      u.a = Math.max(u.a, lo);
+      u.b = Math.min(u.b, hi);
+      const prev = out[out.length - 1];
+      if (u.a < cursor && prev) {
+        if (u.sym && !prev.sym) {
+          if (prev.a < u.a) prev.b = u.a - 1;
+          else {
+            out.pop();
+            u.a = prev.a;
+          }
+        } else u.a = cursor;
+      }
+      if (u.a > u.b) continue;
+      out.push(u);
+      cursor = u.b + 1;
+    }
+    if (out.length === 0) return [{ a: lo, b: hi, label: ctx.stmt }];
+    out[0].a = lo;
+    for (let i = 1; i < out.length; i++) out[i - 1].b = out[i].a - 1;
+    out[out.length - 1].b = Math.max(out[out.length - 1].b, hi);
+    return out;
+  }
+
+  windows(a: number, b: number, label: Label): Seg[][] {
+    const ranges = windowRows(this.idx, a, b, this.o.maxChars);
+    return ranges.map(([s, e], i): Seg[] => {
+      const title = ranges.length > 1 ? `${label.title} (part ${i + 1}/${ranges.length})` : label.title;
+      return [{ a: this.idx.rowOf(s), b: this.idx.rowOf(Math.max(s, e - 1)), label: { ...label, title }, range: [s, e] }];
+    });
+  }
+
+  /** A class-like symbol over maxChars: a header chunk, then its members as a level of their own. */
+  expand(u: Unit, ctx: Ctx): Seg[][] | undefined {
+    if (!u.sym || !u.info || !CONTAINER_KINDS.has(u.sym.kind) || ctx.depth >= MAX_DEPTH) return undefined;
+    const members = membersOf(u.info.def);
+    if (members.length === 0) return undefined;
+    const inner: Ctx = {
+      prefix: u.sym.symbol,
+      inClass: true,
+      stmt: { title: `${u.sym.title} (body)`, kind: u.sym.kind, symbol: u.sym.symbol },
+      depth: ctx.depth + 1,
+    };
+    const lo = Math.min(u.b, Math.max(u.a, startRow(members[0])));
+    const units = this.units(members, lo, u.b, inner);
+    const k = units.findIndex((x) => x.sym);
+    if (k < 0) return undefined;
+    const out: Seg[][] = [];
+    // The header (doc comment, signature, fields before the first member) is a small chunk of its own.
+    const headerEnd = units[k].a - 1;
+    if (headerEnd >= u.a) {
+      if (this.idx.size(u.a, headerEnd) <= this.o.maxChars) out.push([{ a: u.a, b: headerEnd, label: u.sym, sym: u.sym }]);
+      else out.push(...this.windows(u.a, headerEnd, u.sym));
+    }
+    out.push(...this.level(units.slice(k), inner));
+    return out;
+  }
+
+  /** Splits what is too big; merges runs of small neighbours of this level into groups. */
+  level(units: Unit[], ctx: Ctx): Seg[][] {
+    const groups: Seg[][] = [];
+    let run: Seg[] = [];
+    const flushRun = (): void => {
+      groups.push(...this.merge(run));
+      run = [];
+    };
+    for (const u of units) {
+      if (this.idx.size(u.a, u.b) <= this.o.maxChars) {
+        run.push(u);
+        continue;
+      }
+      flushRun();
+      groups.push(...(this.expand(u, ctx) ?? this.windows(u.a, u.b, u.label)));
+    }
+    flushRun();
+    // A scrap of plain code after a split class or function (a namespace's closing brace, an
+    // #endif) joins the chunk before it rather than standing alone.
+    for (let i = groups.length - 1; i > 0; i--) {
+      const g = groups[i];
+      const prev = groups[i - 1];
+      const small = this.idx.size(g[0].a, g[g.length - 1].b) < this.o.minChars;
+      if (small && !g.some((x) => x.sym) && !prev[0].range && !g[0].range &&
+        this.idx.size(prev[0].a, g[g.length - 1].b) <= this.o.maxChars) {
+        prev.push(...g);
+        groups.splice(i, 1);
+      }
+    }
+    return groups;
+  }
+
+  /** Small neighbours of one level join into groups of about minChars, never over maxChars. */
+  merge(segs: Seg[]): Seg[][] {
+    const { idx, o } = this;
+    const span = (i: number, j: number): number => idx.size(segs[i].a, segs[j].b);
+    return packRuns(segs.length, span, o.minChars, o.maxChars).map(([i, j]) => segs.slice(i, j + 1));
+  }
+
+  emit(groups: Seg[][]): void {
+    const { idx } = this;
+    for (const group of groups) {
+      const first = group[0];
+      const last = group[group.length - 1];
+      const [s, e] = first.range ?? [idx.start(first.a), idx.end(last.b)];
+      const syms = group.filter((g) => g.sym);
+      let label = first.label;
+      if (syms.length > 0) {
+        // The largest symbol names the chunk; the title lists every symbol in it.
+        const main = syms.reduce((m, g) => (idx.size(g.a, g.b) > idx.size(m.a, m.b) ? g : m));
+        const titles = syms.map((g) => g.sym!.title);
+        const title = titles.length > 4 ? `${titles.slice(0, 4).join(', ')} +${titles.length - 4} more` : titles.join(', ');
+        label = { ...main.sym!, title };
+      }
+      const c = makeChunk(idx, s, e, this.meta, label);
+      if (c) this.chunks.push(c);
+    }
+  }
+}
+
+function errorHeavy(root: Node, lineCount: number): boolean {
+  if (root.type === 'ERROR') return true;
+  if (!root.hasError) return false;
+  let rows = 0;
+  for (const c of root.namedChildren) if (c && (c.type === 'ERROR' || c.isError)) rows += endRow(c) - startRow(c) + 1;
+  return rows * 2 > lineCount;
+}
+
+/**
+ * Chunks source code by its syntax tree: top-level functions, classes, impls, interfaces, structs,
+ * enums, type aliases and function-valued consts, each with its leading comments / decorators /
+ * attributes. A class larger than maxChars becomes a header chunk plus its methods (`Class.method`).
+ * Imports and other statements between symbols are grouped, so no line is lost; small neighbours
+ * merge; a symbol too large on its own is cut into line windows that keep its name. An unknown
+ * language, a grammar that does not load, or a file that mostly fails to parse falls back to line
+ * windows. Never throws.
+ */
+export async function chunkCode(path: string, content: string, language: string, opts: CodeChunkOptions = {}): Promise<Chunk[]> {
+  if (content.trim() === '') return [];
+  const fallback = (): Chunk[] => chunkLines(path, content, opts, { role: roleForPath(path), language });
+  if (content.length > MAX_PARSE_CHARS) return fallback();
+  let tree: ReturnType<Parser['parse']> = null;
+  try {
+    const rt = await loadRuntime();
+    const lang = await loadGrammar(rt, language, opts.grammarDir);
+    if (!lang) return fallback();
+    rt.parser.setLanguage(lang);
+    const deadline = Date.now() + PARSE_BUDGET_MS;
+    tree = rt.parser.parse(content, null, { progressCallback: () => Date.now() > deadline });
+    if (!tree) {
+      rt.parser.reset();
+      return fallback();
+    }
+    const idx = new LineIndex(content);
+    const root = tree.rootNode;
+    if (errorHeavy(root, idx.lineCount)) return fallback();
+    const o = resolveOptions(opts);
+    const tc = new TreeChunker(idx, { path, role: roleForPath(path), language }, o);
+    const name = path.slice(path.lastIndexOf('/') + 1);
+    const ctx: Ctx = { inClass: false, stmt: { title: `${name} (top level)`, kind: 'module' }, depth: 0 };
+    const top = root.namedChildren.filter((c): c is Node => c !== null);
+    tc.emit(tc.level(tc.units(top, 0, idx.lineCount - 1, ctx), ctx));
+    return tc.chunks.length ? tc.chunks : fallback();
+  } catch {
+    return fallback();
+  } finally {
+    tree?.delete();
+  }
+}
