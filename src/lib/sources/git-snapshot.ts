@@ -1,0 +1,161 @@
+/**
+ * One commit of a remote, held in a temporary bare repository: fetched shallow (depth 1) and
+ * blob-less where the server allows, its tree listed and split into wanted files and skipped
+ * ones. Probe and fetch both work from it; the directory is removed when they are done.
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { TkomaError } from '../errors.js';
+import { skipReason } from './git-filter.js';
+import { allowsFile, type GitCallOptions } from './git-remote.js';
+import { DEFAULT_NETWORK_TIMEOUT_MS, GitFailure, gitError, runGit, summariseGitStderr } from './git-run.js';
+import { fetchBlobs, isSelected, listTree, presentBlobSizes, unmatchedPaths, type TreeEntry } from './git-tree.js';
+import { repoDisplayName } from './git-url.js';
+
+export interface Skipped {
+  path: string;
+  reason: string;
+}
+
+export interface Snapshot {
+  dir: string;
+  url: string;
+  commit: string;
+  /** Selected regular files that no name rule drops, sorted by path. */
+  candidates: TreeEntry[];
+  /** Selected entries dropped by name, symlink or submodule rules. */
+  skipped: Skipped[];
+  /** Requested paths that match nothing in the tree. */
+  missing: string[];
+  /** Sizes of the blobs present locally; absent blobs were filtered out by the server. */
+  sizes: Map<string, number>;
+  opts: GitCallOptions;
+}
+
+const byPath = (a: TreeEntry, b: TreeEntry) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0);
+
+/** Splits a tree listing by the user's paths and the name-based skip rules. */
+export function classify(entries: TreeEntry[], paths: string[] | undefined): Pick<Snapshot, 'candidates' | 'skipped' | 'missing'> {
+  const candidates: TreeEntry[] = [];
+  const skipped: Skipped[] = [];
+  for (const e of entries) {
+    if (!isSelected(e.path, paths)) continue;
+    if (e.type === 'commit') {
+      skipped.push({ path: e.path, reason: 'submodule' });
+      continue;
+    }
+    if (e.type !== 'blob') continue;
+    const reason = skipReason(e.path, Number.NaN, undefined, { isSymlink: e.mode === '120000' });
+    if (reason) skipped.push({ path: e.path, reason });
+    else candidates.push(e);
+  }
+  candidates.sort(byPath);
+  const missing = unmatchedPaths(
+    entries.map((e) => e.path),
+    paths,
+  );
+  return { candidates, skipped, missing };
+}
+
+/** Runs fn with a snapshot of `target` (a full ref name, HEAD or a commit id) and cleans up. */
+export async function withSnapshot<T>(
+  url: string,
+  target: string,
+  paths: string[] | undefined,
+  opts: GitCallOptions,
+  fn: (snap: Snapshot) => Promise<T>,
+): Promise<T> {
+  const dir = await mkdtemp(join(tmpdir(), 'tkoma-ref-git-'));
+  try {
+    const commit = await shallowFetch(dir, url, target, opts);
+    const local = { cwd: dir, timeoutMs: opts.timeoutMs };
+    const entries = await listTree(dir, commit, local).catch((e) => {
+      throw gitError(e, 'FETCH_FAILED', 'git ls-tree failed', url);
+    });
+    const sizes = await presentBlobSizes(dir, local).catch((e) => {
+      throw gitError(e, 'FETCH_FAILED', 'git cat-file failed', url);
+    });
+    return await fn({ dir, url, commit, ...classify(entries, paths), sizes, opts });
+  } finally {
+    await rm(dir, { recursive: true, force: true, maxRetries: 3 });
+  }
+}
+
+/** `git init --bare` + one shallow, blob-less fetch of `target`. Returns the fetched commit id. */
+async function shallowFetch(dir: string, url: string, target: string, opts: GitCallOptions): Promise<string> {
+  await runGit(['init', '-q', '--bare'], { cwd: dir });
+  await runGit(['config', 'remote.origin.url', url], { cwd: dir });
+  try {
+    await runGit(['fetch', '-q', '--depth', '1', '--filter=blob:none', '--no-tags', '--', 'origin', target], {
+      cwd: dir,
+      allowFile: allowsFile(url),
+      timeoutMs: opts.timeoutMs ?? DEFAULT_NETWORK_TIMEOUT_MS,
+    });
+  } catch (err) {
+    if (err instanceof GitFailure && /not our ref|couldn't find remote ref|no such remote ref|unadvertised object/i.test(err.stderr)) {
+      throw new TkomaError('INVALID_REF', `The remote does not have "${target}" (or does not allow fetching a commit by id)`, {
+        ref: target,
+        git: summariseGitStderr(err.stderr),
+      });
+    }
+    throw gitError(err, 'FETCH_FAILED', 'git fetch failed', url);
+  }
+  const { stdout } = await runGit(['rev-parse', '--verify', 'FETCH_HEAD^{commit}'], { cwd: dir });
+  return stdout.toString('utf8').trim();
+}
+
+/**
+ * Makes every candidate blob local: one request for all that the server's filter left out.
+ * Blobs skipped by name were never candidates, so they are never downloaded.
+ */
+export async function completeBlobs(snap: Snapshot): Promise<void> {
+  const absent = [...new Set(snap.candidates.map((e) => e.oid).filter((oid) => !snap.sizes.has(oid)))];
+  if (absent.length === 0) return;
+  try {
+    await fetchBlobs(snap.dir, absent, {
+      allowFile: allowsFile(snap.url),
+      timeoutMs: snap.opts.timeoutMs ?? DEFAULT_NETWORK_TIMEOUT_MS,
+    });
+    const sizes = await presentBlobSizes(snap.dir, { timeoutMs: snap.opts.timeoutMs });
+    for (const [oid, n] of sizes) snap.sizes.set(oid, n);
+  } catch (err) {
+    throw gitError(err, 'FETCH_FAILED', 'downloading file contents failed', snap.url);
+  }
+}
+
+export function countReasons(skipped: { reason: string }[]): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const s of skipped) counts[s.reason] = (counts[s.reason] ?? 0) + 1;
+  return counts;
+}
+
+export function emptyFetch(url: string, paths: string[] | undefined, skipped: Skipped[]): TkomaError {
+  return new TkomaError('EMPTY_FETCH', `Nothing to fetch from ${repoDisplayName(url)}: no file matched or every match was skipped`, {
+    url,
+    ...(paths ? { paths } : {}),
+    skipped: countReasons(skipped),
+  });
+}
+
+/**
+ * Groups entries into batches of at most `maxCount` entries and about `maxBytes` bytes, so blob
+ * contents can be read a batch at a time with bounded memory.
+ */
+export function batches<T>(items: T[], bytesOf: (t: T) => number, maxCount = 256, maxBytes = 32 * 1024 * 1024): T[][] {
+  const out: T[][] = [];
+  let cur: T[] = [];
+  let bytes = 0;
+  for (const it of items) {
+    const n = bytesOf(it);
+    if (cur.length > 0 && (cur.length >= maxCount || bytes + n > maxBytes)) {
+      out.push(cur);
+      cur = [];
+      bytes = 0;
+    }
+    cur.push(it);
+    bytes += n;
+  }
+  if (cur.length > 0) out.push(cur);
+  return out;
+}

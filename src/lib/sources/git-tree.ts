@@ -1,0 +1,121 @@
+/**
+ * A fetched commit's file list, which files the user's `paths` select, and reading or
+ * downloading exactly the blobs wanted from a bare partial clone.
+ */
+import { runGit, type GitRunOptions } from './git-run.js';
+
+export interface TreeEntry {
+  /** 100644, 100755, 120000 (symlink), 160000 (submodule) */
+  mode: string;
+  type: 'blob' | 'commit' | 'tree';
+  oid: string;
+  path: string;
+}
+
+/** Parses `git ls-tree -r -z` output. */
+export function parseLsTree(out: string): TreeEntry[] {
+  const entries: TreeEntry[] = [];
+  for (const rec of out.split('\0')) {
+    if (rec === '') continue;
+    const tab = rec.indexOf('\t');
+    const [mode, type, oid] = rec.slice(0, tab).split(' ');
+    entries.push({ mode: mode!, type: type as TreeEntry['type'], oid: oid!, path: rec.slice(tab + 1) });
+  }
+  return entries;
+}
+
+/** Whether one normalised user path selects a repository path: "docs/" a folder, "x" file or folder. */
+export function pathMatches(path: string, wanted: string): boolean {
+  if (wanted.endsWith('/')) return path.startsWith(wanted);
+  return path === wanted || path.startsWith(`${wanted}/`);
+}
+
+export function isSelected(path: string, paths: string[] | undefined): boolean {
+  if (!paths || paths.length === 0) return true;
+  return paths.some((w) => pathMatches(path, w));
+}
+
+/** The user paths that select none of the given repository paths. */
+export function unmatchedPaths(repoPaths: string[], paths: string[] | undefined): string[] {
+  if (!paths || paths.length === 0) return [];
+  return paths.filter((w) => !repoPaths.some((p) => pathMatches(p, w)));
+}
+
+export async function listTree(cwd: string, commit: string, opts: GitRunOptions = {}): Promise<TreeEntry[]> {
+  const { stdout } = await runGit(['ls-tree', '-r', '-z', '--full-tree', commit], { ...opts, cwd });
+  return parseLsTree(stdout.toString('utf8'));
+}
+
+/**
+ * Sizes of the blobs present in the local object store. Never fetches: `--batch-all-objects`
+ * only enumerates what is there, so missing blobs of a partial clone are simply absent.
+ */
+export async function presentBlobSizes(cwd: string, opts: GitRunOptions = {}): Promise<Map<string, number>> {
+  const { stdout } = await runGit(
+    ['cat-file', '--batch-all-objects', '--batch-check=%(objectname) %(objecttype) %(objectsize)'],
+    { ...opts, cwd },
+  );
+  const sizes = new Map<string, number>();
+  for (const line of stdout.toString('utf8').split('\n')) {
+    const [oid, type, size] = line.split(' ');
+    if (type === 'blob' && oid && size) sizes.set(oid, Number(size));
+  }
+  return sizes;
+}
+
+/**
+ * Parses `git cat-file --batch` output into oid → content (or its first `headBytes` bytes).
+ * Objects reported missing are left out.
+ */
+export function parseCatFileBatch(out: Buffer, headBytes = Number.POSITIVE_INFINITY): Map<string, Buffer> {
+  const blobs = new Map<string, Buffer>();
+  let pos = 0;
+  while (pos < out.length) {
+    const nl = out.indexOf(10, pos);
+    if (nl < 0) break;
+    const [oid, type, size] = out.subarray(pos, nl).toString('utf8').split(' ');
+    pos = nl + 1;
+    if (type === 'missing' || type === 'ambiguous' || size === undefined) continue;
+    const n = Number(size);
+    blobs.set(oid!, out.subarray(pos, pos + Math.min(n, headBytes)));
+    pos += n + 1; // content, then "\n"
+  }
+  return blobs;
+}
+
+/**
+ * Contents of blobs known to be present, through one `git cat-file --batch`. Callers batch the
+ * oids to bound memory. Never call it for absent blobs: git would fetch them one by one.
+ */
+export async function readBlobs(
+  cwd: string,
+  oids: string[],
+  opts: GitRunOptions & { headBytes?: number } = {},
+): Promise<Map<string, Buffer>> {
+  if (oids.length === 0) return new Map();
+  const { stdout } = await runGit(['cat-file', '--batch'], { ...opts, cwd, input: oids.join('\n') + '\n' });
+  return parseCatFileBatch(stdout, opts.headBytes);
+}
+
+/**
+ * Downloads the given blobs from origin in one request, the way git's own lazy fetch of a
+ * partial clone does (wanted objects are sent whatever the filter).
+ */
+export async function fetchBlobs(cwd: string, oids: string[], opts: GitRunOptions = {}): Promise<void> {
+  if (oids.length === 0) return;
+  await runGit(
+    [
+      '-c',
+      'fetch.negotiationAlgorithm=noop',
+      'fetch',
+      '-q',
+      '--no-tags',
+      '--no-write-fetch-head',
+      '--recurse-submodules=no',
+      '--filter=blob:none',
+      '--stdin',
+      'origin',
+    ],
+    { ...opts, cwd, input: oids.join('\n') + '\n' },
+  );
+}

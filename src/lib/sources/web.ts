@@ -1,0 +1,264 @@
+/**
+ * Web sources: one page per source, fetched over http(s) and stored as markdown.
+ *
+ * Redirects are followed by hand so every hop is re-validated (a page may not bounce us to
+ * file:// or another scheme); one deadline covers connect, redirects and body; the body is
+ * streamed and cut off at a byte cap, so a huge or endless response cannot exhaust memory.
+ */
+import { TkomaError } from '../errors.js';
+import { bodyToMarkdown, classifyBody, decodeBody, parseContentType } from './web-content.js';
+import { urlSlug, validateWebUrl } from './web-url.js';
+
+export { urlSlug, validateWebUrl } from './web-url.js';
+
+export interface WebPage {
+  url: string; // as requested
+  final_url: string; // after redirects
+  content_type: string;
+  file_name: string; // urlSlug(requested url) + '.md': refreshes keep the name even if redirects change
+  markdown: string;
+  title?: string;
+  bytes: number; // body bytes received
+  fetched_at: string; // ISO 8601
+}
+
+export interface FetchWebOptions {
+  timeoutMs?: number;
+  maxBytes?: number;
+  userAgent?: string;
+}
+
+export interface WebProbe {
+  url: string;
+  final_url?: string;
+  reachable: boolean;
+  status?: number;
+  content_type?: string;
+  bytes?: number;
+  error?: string;
+}
+
+export const DEFAULT_TIMEOUT_MS = 20_000;
+export const DEFAULT_MAX_BYTES = 5 * 1024 * 1024;
+const PROBE_TIMEOUT_MS = 10_000;
+const MAX_REDIRECTS = 5;
+const DEFAULT_USER_AGENT = 'tkoma-ref/0.1 (reference fetcher)';
+const ACCEPT = 'text/html,application/xhtml+xml,text/markdown;q=0.9,text/plain;q=0.8,*/*;q=0.5';
+const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
+
+interface Followed {
+  response: Response;
+  finalUrl: URL;
+}
+
+/** Request `start`, following up to MAX_REDIRECTS redirects, each target re-validated. */
+async function requestFollowing(start: URL, init: RequestInit): Promise<Followed> {
+  let current = start;
+  for (let hop = 0; ; hop++) {
+    const response = await fetch(current, { ...init, redirect: 'manual' });
+    if (!REDIRECT_STATUSES.has(response.status)) return { response, finalUrl: current };
+    await response.body?.cancel().catch(() => undefined);
+    const location = response.headers.get('location');
+    if (!location) {
+      throw new TkomaError('FETCH_FAILED', `${current.href} answered ${response.status} without a Location.`, {
+        url: current.href,
+        status: response.status,
+      });
+    }
+    if (hop >= MAX_REDIRECTS) {
+      throw new TkomaError('FETCH_FAILED', `More than ${MAX_REDIRECTS} redirects from ${start.href}.`, {
+        url: start.href,
+        last_url: current.href,
+      });
+    }
+    let next: URL;
+    try {
+      next = validateWebUrl(new URL(location, current).href);
+    } catch (err) {
+      const reason = err instanceof TkomaError ? err.message : String(err);
+      throw new TkomaError('FETCH_FAILED', `${current.href} redirected to a URL that is not allowed: ${location}`, {
+        url: current.href,
+        redirect_to: location,
+        reason,
+      });
+    }
+    // 303, and 301/302 after a POST in browsers, turn into GET; we only ever send GET/HEAD.
+    current = next;
+  }
+}
+
+/** Network-level failures (refused, DNS, reset, TLS) and our own deadline as SOURCE_UNREACHABLE. */
+function networkError(err: unknown, url: string, timedOut: boolean, timeoutMs: number): TkomaError {
+  if (err instanceof TkomaError) return err;
+  if (timedOut) {
+    return new TkomaError('SOURCE_UNREACHABLE', `${url} did not answer within ${timeoutMs} ms.`, {
+      url,
+      timeout_ms: timeoutMs,
+    });
+  }
+  const cause = (err as { cause?: { code?: string; message?: string } } | undefined)?.cause;
+  const code = cause?.code;
+  const detail = cause?.message ?? (err instanceof Error ? err.message : String(err));
+  return new TkomaError('SOURCE_UNREACHABLE', `Cannot reach ${url}: ${detail}`, {
+    url,
+    ...(code ? { cause: code } : {}),
+  });
+}
+
+/** Read a body stream up to maxBytes; past that, cancel it and fail. */
+async function readCapped(response: Response, maxBytes: number, url: string): Promise<Uint8Array> {
+  const tooLarge = () =>
+    new TkomaError('FETCH_FAILED', `${url} is larger than ${maxBytes} bytes.`, { url, max_bytes: maxBytes });
+  const declared = Number(response.headers.get('content-length'));
+  if (Number.isFinite(declared) && declared > maxBytes) {
+    await response.body?.cancel().catch(() => undefined);
+    throw tooLarge();
+  }
+  if (!response.body) return new Uint8Array(0);
+  const reader = response.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    total += value.byteLength;
+    if (total > maxBytes) {
+      await reader.cancel().catch(() => undefined);
+      throw tooLarge();
+    }
+    chunks.push(value);
+  }
+  const out = new Uint8Array(total);
+  let offset = 0;
+  for (const c of chunks) {
+    out.set(c, offset);
+    offset += c.byteLength;
+  }
+  return out;
+}
+
+/**
+ * Fetch one page and convert it to the markdown stored in a topic.
+ * Errors: INVALID_URL / UNSUPPORTED_SCHEME (bad URL), SOURCE_UNREACHABLE (network, timeout),
+ * FETCH_FAILED (HTTP error, bad redirect, too large, binary content), EMPTY_FETCH (nothing readable).
+ */
+export async function fetchWebPage(url: string, opts: FetchWebOptions = {}): Promise<WebPage> {
+  const requested = validateWebUrl(url);
+  const timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const maxBytes = opts.maxBytes ?? DEFAULT_MAX_BYTES;
+  const controller = new AbortController();
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    controller.abort();
+  }, timeoutMs);
+  try {
+    const { response, finalUrl } = await requestFollowing(requested, {
+      method: 'GET',
+      signal: controller.signal,
+      headers: { 'user-agent': opts.userAgent ?? DEFAULT_USER_AGENT, accept: ACCEPT },
+    });
+    const final = finalUrl.href;
+    if (!response.ok) {
+      await response.body?.cancel().catch(() => undefined);
+      throw new TkomaError('FETCH_FAILED', `${final} answered HTTP ${response.status}${response.statusText ? ` ${response.statusText}` : ''}.`, {
+        url: requested.href,
+        final_url: final,
+        status: response.status,
+      });
+    }
+    const rawType = response.headers.get('content-type') ?? '';
+    const ct = parseContentType(rawType);
+    const refuseBinary = () =>
+      new TkomaError('FETCH_FAILED', `${final} is not a text document (${ct.mime || 'binary content'}).`, {
+        url: requested.href,
+        final_url: final,
+        content_type: rawType,
+      });
+    // Refuse declared binary types before downloading anything.
+    if (classifyBody(ct, final) === 'binary') {
+      await response.body?.cancel().catch(() => undefined);
+      throw refuseBinary();
+    }
+    const bytes = await readCapped(response, maxBytes, final);
+    const kind = classifyBody(ct, final, bytes);
+    if (kind === 'binary') throw refuseBinary();
+    const text = decodeBody(bytes, ct, kind);
+    const stored = bodyToMarkdown(text, kind, ct, final);
+    const page: WebPage = {
+      url: requested.href,
+      final_url: final,
+      content_type: rawType || (kind === 'html' ? 'text/html' : 'text/plain'),
+      file_name: `${urlSlug(requested.href)}.md`,
+      markdown: stored.markdown,
+      bytes: bytes.byteLength,
+      fetched_at: new Date().toISOString(),
+    };
+    if (stored.title !== undefined) page.title = stored.title;
+    return page;
+  } catch (err) {
+    throw networkError(err, requested.href, timedOut, timeoutMs);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** Total size from `Content-Range: bytes 0-0/12345`, else Content-Length. */
+function sizeFrom(response: Response): number | undefined {
+  const range = /\/(\d+)\s*$/.exec(response.headers.get('content-range') ?? '');
+  const raw = range ? range[1] : response.headers.get('content-length');
+  const n = raw === null || raw === undefined ? NaN : Number(raw);
+  return Number.isFinite(n) && n >= 0 ? n : undefined;
+}
+
+/**
+ * Cheap look at a page for the approval summary: HEAD, or a one-byte ranged GET when the server
+ * does not answer HEAD properly. Throws only for an invalid URL; failures are reported in the result.
+ */
+export async function probeWebSource(url: string, opts: { timeoutMs?: number; userAgent?: string } = {}): Promise<WebProbe> {
+  const requested = validateWebUrl(url);
+  const timeoutMs = opts.timeoutMs ?? PROBE_TIMEOUT_MS;
+  const headers = { 'user-agent': opts.userAgent ?? DEFAULT_USER_AGENT, accept: ACCEPT };
+  const controller = new AbortController();
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    controller.abort();
+  }, timeoutMs);
+  const attempt = async (method: 'HEAD' | 'GET'): Promise<Followed> => {
+    const h: Record<string, string> = method === 'GET' ? { ...headers, range: 'bytes=0-0' } : headers;
+    const followed = await requestFollowing(requested, { method, signal: controller.signal, headers: h });
+    await followed.response.body?.cancel().catch(() => undefined);
+    return followed;
+  };
+  try {
+    let followed: Followed;
+    try {
+      followed = await attempt('HEAD');
+      // Servers that reject or mishandle HEAD: ask for one byte instead.
+      const s = followed.response.status;
+      if (s >= 400 && s !== 404 && s !== 410) followed = await attempt('GET');
+    } catch (err) {
+      if (err instanceof TkomaError || timedOut) throw err;
+      followed = await attempt('GET');
+    }
+    const { response, finalUrl } = followed;
+    const probe: WebProbe = {
+      url: requested.href,
+      final_url: finalUrl.href,
+      reachable: response.ok,
+      status: response.status,
+    };
+    const ct = response.headers.get('content-type');
+    if (ct) probe.content_type = ct;
+    const size = sizeFrom(response);
+    if (size !== undefined) probe.bytes = size;
+    if (!response.ok) probe.error = `HTTP ${response.status}`;
+    return probe;
+  } catch (err) {
+    const e = networkError(err, requested.href, timedOut, timeoutMs);
+    return { url: requested.href, reachable: false, error: e.message };
+  } finally {
+    clearTimeout(timer);
+  }
+}
