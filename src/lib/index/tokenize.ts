@@ -1,0 +1,154 @@
+/**
+ * Code-aware tokenisation for the lexical (BM25) index. One pipeline serves prose and code, and
+ * documents and queries go through the same two functions, so `parseConfig` in a query meets
+ * `parse_config`, `ParseConfig` and `parse-config` in a document.
+ *
+ * tokenize: text -> raw tokens (identifier parts plus the joined identifier, path parts plus the
+ * whole path); processTerm: raw token -> index term (lowercase, stop words out, Porter stem).
+ * The defaults were chosen by bench/lexical-quality.ts on SciFact (prose) and CoSQA (code).
+ */
+import { stemmer } from 'stemmer';
+
+export interface TokenizerOptions {
+  /** Also emit a multi-part identifier joined (`parse_config` -> `parseconfig`). */
+  joinIdentifiers: boolean;
+  /** Also emit a dotted/slashed/hyphenated word whole (`src/lib/foo.ts`, `1.2.3`). */
+  keepCompounds: boolean;
+  /** Split letters from digits inside a word (`sha256` -> `sha`, `256`). */
+  splitDigits: boolean;
+}
+
+export interface TermOptions {
+  stopWords: boolean;
+  stem: boolean;
+  /** Terms shorter than this are dropped (digits and KEEP_SHORT excepted). */
+  minLength: number;
+}
+
+export const DEFAULT_TOKENIZER: TokenizerOptions = {
+  joinIdentifiers: true,
+  keepCompounds: false,
+  splitDigits: true,
+};
+
+export const DEFAULT_TERMS: TermOptions = {
+  stopWords: true,
+  stem: true,
+  minLength: 2,
+};
+
+/**
+ * Lucene's English stop set (the one the published BM25 baselines use). Kept short on purpose:
+ * words like `not`, `if`, `for` are removed from queries too, and BM25's IDF already discounts
+ * the rest; a long list would eat meaningful words in code (`self`, `new`, `type`).
+ */
+export const STOP_WORDS: ReadonlySet<string> = new Set([
+  'a', 'an', 'and', 'are', 'as', 'at', 'be', 'but', 'by', 'for', 'if', 'in', 'into', 'is', 'it',
+  'no', 'not', 'of', 'on', 'or', 'such', 'that', 'the', 'their', 'then', 'there', 'these', 'they',
+  'this', 'to', 'was', 'will', 'with',
+]);
+
+/** One-letter words that carry meaning in technical text (languages, math variables are too noisy). */
+const KEEP_SHORT: ReadonlySet<string> = new Set(['c', 'r']);
+
+/**
+ * A word: letters, digits, marks and underscores, optionally chained by single `-`, `.`, `/` or
+ * `::` (paths, dotted names, kebab-case, Rust paths). Everything else separates words.
+ */
+const WORD = /[\p{L}\p{N}\p{M}_]+(?:(?:::|[-./])[\p{L}\p{N}\p{M}_]+)*/gu;
+const CONNECTOR = /::|[-./]/;
+/**
+ * Parts of one segment: an uppercase run not followed by lowercase (acronym: `HTTP` in
+ * `parseHTTPResponse`), an optionally capitalised lowercase run, a digit run, or any other
+ * letters (scripts without case).
+ */
+const PART = /\p{Lu}[\p{Lu}\p{M}]*(?![\p{Ll}\p{M}])|\p{Lu}?[\p{Ll}\p{M}]+|\p{N}+|[^\p{Lu}\p{Ll}\p{N}_]+/gu;
+const DIGITS = /^\p{N}+$/u;
+
+function segmentParts(segment: string, splitDigits: boolean): string[] {
+  const parts: string[] = [];
+  for (const piece of segment.split('_')) {
+    if (piece === '') continue;
+    const first = parts.length;
+    for (const m of piece.matchAll(PART)) {
+      const part = m[0];
+      // Without digit splitting a digit run sticks to the part before it (`utf8`, `HTTP2`).
+      if (!splitDigits && parts.length > first && DIGITS.test(part)) {
+        parts[parts.length - 1] += part;
+      } else {
+        parts.push(part);
+      }
+    }
+  }
+  return parts;
+}
+
+/** `word`, `Word`, `WORD` or `123` in ASCII: a single part whatever the options. */
+function isPlain(word: string): boolean {
+  const first = word.charCodeAt(0);
+  if (first >= 48 && first <= 57) {
+    for (let i = 1; i < word.length; i++) {
+      const c = word.charCodeAt(i);
+      if (c < 48 || c > 57) return false;
+    }
+    return true;
+  }
+  const upperFirst = first >= 65 && first <= 90;
+  if (!upperFirst && !(first >= 97 && first <= 122)) return false;
+  if (word.length === 1) return true;
+  // After the first letter: all lowercase, or (for an uppercase start) all uppercase.
+  const second = word.charCodeAt(1);
+  const lo = upperFirst && second >= 65 && second <= 90 ? 65 : 97;
+  for (let i = 1; i < word.length; i++) {
+    const c = word.charCodeAt(i);
+    if (c < lo || c > lo + 25) return false;
+  }
+  return true;
+}
+
+export function createTokenizer(options: TokenizerOptions = DEFAULT_TOKENIZER): (text: string) => string[] {
+  const { joinIdentifiers, keepCompounds, splitDigits } = options;
+  return (text: string): string[] => {
+    const tokens: string[] = [];
+    for (const m of text.matchAll(WORD)) {
+      const word = m[0];
+      // Fast path: most words in prose and code are one plain part; skip the splitting regexes.
+      if (isPlain(word)) {
+        tokens.push(word);
+        continue;
+      }
+      const segments = word.split(CONNECTOR);
+      for (const segment of segments) {
+        const parts = segmentParts(segment, splitDigits);
+        for (const part of parts) tokens.push(part);
+        if (joinIdentifiers && parts.length > 1) tokens.push(parts.join(''));
+      }
+      if (keepCompounds && segments.length > 1) tokens.push(word);
+    }
+    return tokens;
+  };
+}
+
+export function createTermProcessor(options: TermOptions = DEFAULT_TERMS): (term: string) => string | null {
+  const { stopWords, stem, minLength } = options;
+  // Stemming dominates indexing time and vocabularies are small: memoise (bounded).
+  const cache = new Map<string, string | null>();
+  return (term: string): string | null => {
+    const cached = cache.get(term);
+    if (cached !== undefined) return cached;
+    let out: string | null = term.toLowerCase();
+    if (out.length < minLength && !KEEP_SHORT.has(out) && !DIGITS.test(out)) out = null;
+    else if (stopWords && STOP_WORDS.has(out)) out = null;
+    // Porter only knows English letters; identifiers with digits or other scripts stay as they are.
+    else if (stem && /^[a-z]+$/.test(out)) out = stemmer(out);
+    if (cache.size > 200_000) cache.clear();
+    cache.set(term, out);
+    return out;
+  };
+}
+
+/** Splits text into raw tokens; feed each through processTerm. */
+export const tokenize: (text: string) => string[] = createTokenizer(DEFAULT_TOKENIZER);
+
+/** Normalises one raw token into an index term, or null to drop it. */
+export const processTerm: (term: string) => string | null = createTermProcessor(DEFAULT_TERMS);
