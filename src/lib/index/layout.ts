@@ -1,0 +1,127 @@
+/**
+ * Where the derived index lives under `<root>/.tkoma/` and how its files are written and read.
+ * Everything here is disposable: a missing or damaged file is reported as `null` so the caller
+ * rebuilds that part from the reference files instead of failing.
+ *
+ * ```
+ * .tkoma/index/meta.json                 format version, embedder key/dimension of the last sync
+ * .tkoma/index/notes.json                topic-notes index (title, tags, body, vector per topic)
+ * .tkoma/index/topics/<id>/head.json     file table + the generation of every part below
+ * .tkoma/index/topics/<id>/chunks.json   chunk records
+ * .tkoma/index/topics/<id>/lexical.json  `<generation>\n` + serialized MiniSearch
+ * .tkoma/index/topics/<id>/ann.json      label map of the hnsw file + its generation
+ * .tkoma/index/topics/<id>/ann-<g>.hnsw  hnswlib index (cosine)
+ * .tkoma/cache/embeddings/               embedding cache, kept across rebuilds
+ * .tkoma/index.lock/                     cross-process lock (outside index/ so rebuild keeps it)
+ * ```
+ */
+import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+
+import { stateDir } from '../store/root.js';
+
+/** Bump when any file layout below changes: an index of another format is deleted and rebuilt. */
+export const INDEX_FORMAT = 1;
+
+export function indexDir(root: string): string {
+  return join(stateDir(root), 'index');
+}
+
+export function topicsIndexDir(root: string): string {
+  return join(indexDir(root), 'topics');
+}
+
+export function topicIndexDir(root: string, id: string): string {
+  return join(topicsIndexDir(root), id);
+}
+
+export function notesIndexFile(root: string): string {
+  return join(indexDir(root), 'notes.json');
+}
+
+export function metaFile(root: string): string {
+  return join(indexDir(root), 'meta.json');
+}
+
+export function embeddingCacheDir(root: string): string {
+  return join(stateDir(root), 'cache', 'embeddings');
+}
+
+export function lockDir(root: string): string {
+  return join(stateDir(root), 'index.lock');
+}
+
+let tmpCounter = 0;
+
+/** Temp file + rename, so a reader never sees half a file and a crash leaves the old one. */
+export async function writeFileAtomic(file: string, data: string | Uint8Array): Promise<void> {
+  await mkdir(dirname(file), { recursive: true });
+  const tmp = `${file}.tmp-${process.pid}-${++tmpCounter}`;
+  try {
+    await writeFile(tmp, data);
+    await rename(tmp, file);
+  } catch (err) {
+    await rm(tmp, { force: true });
+    throw err;
+  }
+}
+
+export async function writeJsonAtomic(file: string, value: unknown): Promise<void> {
+  await writeFileAtomic(file, JSON.stringify(value));
+}
+
+/** Parsed JSON that passes `valid`, or null when the file is missing, truncated or garbage. */
+export async function readJsonSafe<T>(file: string, valid: (v: unknown) => v is T): Promise<T | null> {
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch {
+    return null;
+  }
+  try {
+    const value: unknown = JSON.parse(text);
+    return valid(value) ? value : null;
+  } catch {
+    return null;
+  }
+}
+
+export async function readTextSafe(file: string): Promise<string | null> {
+  try {
+    return await readFile(file, 'utf8');
+  } catch {
+    return null;
+  }
+}
+
+export function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+export interface IndexMeta {
+  format: number;
+  /** Key of the embedder the last sync used (`provider:model:dimension`), null if none yet. */
+  embedder: string | null;
+  dimension: number | null;
+  updated_at: string;
+}
+
+function isMeta(v: unknown): v is IndexMeta {
+  return isRecord(v) && typeof v.format === 'number';
+}
+
+/** null when missing or unreadable; a readable meta of another format still says so. */
+export async function readMeta(root: string): Promise<IndexMeta | null> {
+  const meta = await readJsonSafe(metaFile(root), isMeta);
+  if (!meta) return null;
+  return {
+    format: meta.format,
+    embedder: typeof meta.embedder === 'string' ? meta.embedder : null,
+    dimension: typeof meta.dimension === 'number' ? meta.dimension : null,
+    updated_at: typeof meta.updated_at === 'string' ? meta.updated_at : '',
+  };
+}
+
+export async function writeMeta(root: string, meta: IndexMeta): Promise<void> {
+  await writeJsonAtomic(metaFile(root), meta);
+}

@@ -1,0 +1,133 @@
+/**
+ * What commands call to maintain the derived index: sync, embedder resolution, status, rebuild
+ * and topic removal. Import this module lazily (`await import(...)`): it leads to MiniSearch,
+ * hnswlib, tree-sitter and the embedders, which commands that do not search must not load.
+ */
+import { readdir, rm, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+
+import { referencesDir } from '../store/root.js';
+import { listTopicIds } from '../store/topics.js';
+import { embeddingCacheDir, indexDir, readMeta } from './layout.js';
+import { withIndexLock } from './lock.js';
+import { removeNote } from './notes.js';
+import { diffByStat, hashFile, listTopicFiles } from './scan.js';
+import { listIndexedTopics, syncUnlocked, type SyncOptions, type SyncReport } from './sync.js';
+import { forgetTopicIndex, loadHead, removeTopicIndexDir } from './topic-index.js';
+
+import { resolveEmbedder } from './embedder.js';
+
+export { resolveEmbedder, requireEmbedder, parseRecordedKey, type ResolvedEmbedder } from './embedder.js';
+export { syncIndex, type SyncOptions, type SyncProgress, type SyncReport, type TopicSyncCounts } from './sync.js';
+
+/** Drops a topic's index and its note (after `delete`). The files are the caller's business. */
+export async function removeTopicIndex(root: string, id: string): Promise<void> {
+  await withIndexLock(root, async () => {
+    await removeTopicIndexDir(root, id);
+    await removeNote(root, id);
+  });
+}
+
+export interface RebuildOptions extends Omit<SyncOptions, 'topicIds'> {
+  /** --embedder; used when `embedder` is not given (resolved like every command does). */
+  embedderFlag?: string;
+}
+
+export interface RebuildReport extends SyncReport {
+  vector_search: { available: boolean; embedder?: string; reason?: string };
+  /** tkoma-ref.toml now records a (new) embedder: the command commits it. */
+  recorded_changed?: boolean;
+}
+
+/** Deletes the whole derived index and builds it again; the embedding cache is kept. */
+export async function rebuildIndex(root: string, opts: RebuildOptions = {}): Promise<RebuildReport> {
+  let embedder = opts.embedder;
+  let reason: string | undefined;
+  let recordedChanged = false;
+  if (embedder === undefined) {
+    const resolved = await resolveEmbedder(root, { flag: opts.embedderFlag });
+    embedder = resolved.embedder;
+    reason = resolved.reason;
+    recordedChanged = resolved.recordedChanged === true;
+  }
+  const report = await withIndexLock(
+    root,
+    async () => {
+      forgetTopicIndex(root);
+      await rm(indexDir(root), { recursive: true, force: true });
+      return syncUnlocked(root, { ...opts, embedder });
+    },
+    { timeoutMs: opts.lockTimeoutMs },
+  );
+  return {
+    ...report,
+    vector_search: embedder ? { available: true, embedder: embedder.key } : { available: false, reason: reason ?? 'no embedder: lexical only' },
+    ...(recordedChanged ? { recorded_changed: true } : {}),
+  };
+}
+
+export interface IndexStatus {
+  topics: number;
+  files: number;
+  chunks: number;
+  vectors: number;
+  embedder: string | null;
+  dimension: number | null;
+  /** What the next sync would do, by content hash. */
+  pending: { changed: number; added: number; removed: number };
+  bytes_on_disk: number;
+  /** The embedding cache (kept by rebuild). */
+  cache_bytes: number;
+}
+
+async function dirBytes(dir: string): Promise<number> {
+  let total = 0;
+  const entries = await readdir(dir, { withFileTypes: true }).catch(() => []);
+  for (const e of entries) {
+    const p = join(dir, e.name);
+    if (e.isDirectory()) total += await dirBytes(p);
+    else if (e.isFile()) total += (await stat(p).catch(() => ({ size: 0 }))).size;
+  }
+  return total;
+}
+
+export async function indexStatus(root: string): Promise<IndexStatus> {
+  const meta = await readMeta(root);
+  const onDisk = await listTopicIds(root);
+  const status: IndexStatus = {
+    topics: onDisk.length,
+    files: 0,
+    chunks: 0,
+    vectors: 0,
+    embedder: meta?.embedder ?? null,
+    dimension: meta?.dimension ?? null,
+    pending: { changed: 0, added: 0, removed: 0 },
+    bytes_on_disk: await dirBytes(indexDir(root)),
+    cache_bytes: await dirBytes(embeddingCacheDir(root)),
+  };
+  for (const id of onDisk) {
+    const head = await loadHead(root, id);
+    const dir = join(referencesDir(root), id);
+    const files = await listTopicFiles(dir);
+    const table = head?.files ?? {};
+    const diff = diffByStat(files, table);
+    status.pending.added += diff.added.length;
+    status.pending.removed += diff.removed.length;
+    for (const path of diff.suspect) {
+      const h = await hashFile(join(dir, path));
+      if (!h || h.sha256 !== table[path]!.sha256) status.pending.changed++;
+    }
+    if (head) {
+      status.files += Object.keys(head.files).length;
+      status.chunks += Object.values(head.files).reduce((n, f) => n + f.chunks.length, 0);
+      status.vectors += head.vectors?.count ?? 0;
+    }
+  }
+  const present = new Set(onDisk);
+  for (const id of await listIndexedTopics(root)) {
+    if (present.has(id)) continue;
+    const head = await loadHead(root, id);
+    status.pending.removed += head ? Object.keys(head.files).length : 0;
+  }
+  return status;
+}

@@ -1,0 +1,314 @@
+/**
+ * Reference search (the seed's reference_search): pick the topic (given, best by topic search,
+ * or all), bring its index up to date with the files, rank chunks by hybrid fusion and answer
+ * with the topic note and the best hits. Obsolete topics and files never appear; problematic
+ * files are demoted and flagged; without a working embedder the answer is lexical and says so.
+ */
+import type { Role } from '../chunking/types.js';
+import type { Embedder } from '../embedding/types.js';
+import { TkomaError } from '../errors.js';
+import type { ResolvedEmbedder } from '../index/embedder.js';
+import type { ChunkRecord, TopicIndex } from '../index/topic-index.js';
+import { type FileStatus, fileStatusOf, staleness } from '../store/model.js';
+import { type FileRecord, type LoadedTopic, loadAllTopics, readManifest } from '../store/topics.js';
+import { type Explain, type FusedHit, type FusionCandidate, fuse, type RankedItem } from './fusion.js';
+import { makeSnippet, queryTerms } from './snippet.js';
+import { rankTopics, syncNotesQuietly, validateQuery } from './topics.js';
+
+export { searchTopics, type TopicHit, type SearchTopicsOptions } from './topics.js';
+
+export interface ReferenceSearchRequest {
+  question: string;
+  /** Topic id (or an unambiguous name: `dioxus` finds `topic-dioxus-ui`). */
+  topic?: string;
+  /** Search every non-obsolete topic at once. */
+  all?: boolean;
+  limit?: number;
+  /** Snippet size in characters. */
+  maxChars?: number;
+  explain?: boolean;
+  embedderFlag?: string;
+  /** Programmatic callers (watch, tests) may pass the embedder; null = lexical only. */
+  embedder?: Embedder | null;
+}
+
+export interface ReferenceHit {
+  /** Note id of the file, for `get --id` (append `#L<start>-L<end>` for the chunk's lines). */
+  id: string;
+  topic_id: string;
+  path: string;
+  start_line: number;
+  end_line: number;
+  role: Role;
+  score: number;
+  title: string;
+  symbol?: string;
+  snippet: string;
+  source_url: string | null;
+  commit?: string;
+  fetched_at: string;
+  is_stale: boolean;
+  file_status: FileStatus;
+  file_status_reason?: string;
+  explain?: Explain;
+}
+
+export interface ReferenceSearchResult {
+  topic: { topic_id: string; title: string; body: string; is_stale: boolean; stale_since: string | null; status: string } | null;
+  topics_searched: string[];
+  results: ReferenceHit[];
+  vector_search: { available: boolean; embedder?: string; reason?: string };
+}
+
+export const DEFAULT_LIMIT = 10;
+export const DEFAULT_MAX_CHARS = 600;
+
+function slug(s: string): string {
+  return s.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '');
+}
+
+/** Exact id, then `topic-<name>`, then a unique title or id-word match; else TOPIC_NOT_FOUND. */
+export function resolveTopicRef(ref: string, topics: readonly LoadedTopic[]): LoadedTopic {
+  const byId = new Map(topics.map((t) => [t.front.id, t]));
+  const s = slug(ref);
+  const exact = byId.get(ref) ?? byId.get(`topic-${s}`) ?? topics.find((t) => t.front.title.toLowerCase() === ref.trim().toLowerCase());
+  if (exact) return exact;
+  const loose = s ? topics.filter((t) => `-${t.front.id}-`.includes(`-${s}-`) || slug(t.front.title).includes(s)) : [];
+  if (loose.length === 1) return loose[0]!;
+  throw new TkomaError(
+    'TOPIC_NOT_FOUND',
+    loose.length > 1 ? `"${ref}" matches several topics: ${loose.map((t) => t.front.id).join(', ')}` : `no topic "${ref}"`,
+    { topic_id: ref, ...(loose.length > 1 ? { candidates: loose.map((t) => t.front.id) } : {}) },
+  );
+}
+
+function checkNumber(value: number | undefined, field: string, min: number, max: number, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (!Number.isInteger(value) || value < min || value > max) {
+    throw new TkomaError('INVALID_INPUT', `\`${field}\` must be a whole number from ${min} to ${max}`, { field, value });
+  }
+  return value;
+}
+
+async function embedderFor(root: string, req: ReferenceSearchRequest): Promise<ResolvedEmbedder> {
+  if (req.embedder !== undefined) return req.embedder ? { embedder: req.embedder } : { embedder: null, reason: 'lexical search requested' };
+  const { resolveEmbedder } = await import('../index/embedder.js');
+  return resolveEmbedder(root, { flag: req.embedderFlag });
+}
+
+export async function searchReferences(root: string, req: ReferenceSearchRequest): Promise<ReferenceSearchResult> {
+  const question = validateQuery(req.question, 'question');
+  const limit = checkNumber(req.limit, 'limit', 1, 200, DEFAULT_LIMIT);
+  const maxChars = checkNumber(req.maxChars, 'max_chars', 40, 20_000, DEFAULT_MAX_CHARS);
+  const { topics: loaded } = await loadAllTopics(root);
+  const given = req.topic !== undefined && req.topic !== '' ? resolveTopicRef(req.topic, loaded) : null;
+
+  const resolved = await embedderFor(root, req);
+  const vector_search: ReferenceSearchResult['vector_search'] = { available: false };
+  let qvec: Float32Array | null = null;
+  if (resolved.embedder) {
+    try {
+      qvec = await resolved.embedder.embedQuery(question);
+    } catch (err) {
+      vector_search.reason = `embedding the question failed: ${err instanceof Error ? err.message : String(err)}`;
+    }
+  } else {
+    vector_search.reason = resolved.reason ?? 'no embedder: lexical search only';
+  }
+  const embedder = qvec ? resolved.embedder : null;
+
+  const now = new Date();
+  const live = loaded.filter((t) => t.front.status !== 'obsolete');
+  let chosen: LoadedTopic | null = null;
+  let searched: LoadedTopic[];
+  if (given) {
+    chosen = given;
+    searched = given.front.status === 'obsolete' ? [] : [given];
+  } else if (req.all) {
+    searched = live;
+  } else {
+    await syncNotesQuietly(root, embedder);
+    const best = (await rankTopics(root, question, qvec, embedder))[0];
+    chosen = best ? (live.find((t) => t.front.id === best.id) ?? null) : null;
+    // No topic note matches: the answer may still sit in some topic's files.
+    searched = chosen ? [chosen] : live;
+  }
+
+  const indexes = await openIndexes(root, searched, embedder);
+  const { lexicalSearch } = await import('../index/lexical.js');
+  const ranked = rankChunks(question, indexes, embedder, qvec, lexicalSearch, limit);
+  const results = await toReferenceHits(ranked.hits, ranked.refs, question, { limit, maxChars, explain: req.explain ?? false, now });
+  if (embedder) {
+    const withVectors = indexes.filter((x) => x.index.ann?.key === embedder.key);
+    vector_search.available = withVectors.length > 0 || indexes.length === 0;
+    vector_search.embedder = embedder.key;
+    const partial = indexes.filter((x) => !x.index.head.vectors?.complete || x.index.ann?.key !== embedder.key);
+    if (partial.length > 0) vector_search.reason = `vectors incomplete for ${partial.map((x) => x.topic.front.id).join(', ')}; retried on the next sync`;
+  }
+
+  const out: ReferenceSearchResult = {
+    topic: chosen
+      ? {
+          topic_id: chosen.front.id,
+          title: chosen.front.title,
+          body: chosen.body,
+          ...staleness(chosen.front, now),
+          status: chosen.front.status,
+        }
+      : null,
+    topics_searched: indexes.map((x) => x.topic.front.id),
+    results,
+    vector_search,
+  };
+  return out;
+}
+
+type LexicalSearch = typeof import('../index/lexical.js').lexicalSearch;
+
+interface Opened {
+  topic: LoadedTopic;
+  index: TopicIndex;
+  manifest?: Map<string, FileRecord>;
+}
+
+/** Syncs the topics (cheap when nothing changed) and loads their indexes, repairing damage. */
+async function openIndexes(root: string, topics: LoadedTopic[], embedder: Embedder | null): Promise<Opened[]> {
+  if (topics.length === 0) return [];
+  const { syncIndex } = await import('../index/sync.js');
+  const { loadHead, loadTopicIndex } = await import('../index/topic-index.js');
+  const sync = async (topicIds: string[], verify: boolean): Promise<void> => {
+    try {
+      await syncIndex(root, { topicIds, embedder, verify, lockTimeoutMs: 2000 });
+    } catch (err) {
+      // Another process is writing the index: answer from what is there now.
+      if (!(err instanceof TkomaError && err.code === 'LOCKED')) throw err;
+    }
+  };
+  await sync(
+    topics.map((t) => t.front.id),
+    false,
+  );
+  const out: Opened[] = [];
+  for (const topic of topics) {
+    const id = topic.front.id;
+    let head = await loadHead(root, id);
+    let loaded = head ? await loadTopicIndex(root, id, head) : null;
+    if (!loaded || loaded.repaired.length > 0) {
+      // Damaged parts (or a head written by another process meanwhile): repair and persist.
+      await sync([id], true);
+      head = await loadHead(root, id);
+      loaded = head ? await loadTopicIndex(root, id, head) : loaded;
+    }
+    if (loaded) out.push({ topic, index: loaded.index });
+  }
+  return out;
+}
+
+interface ChunkRef {
+  opened: Opened;
+  chunk: ChunkRecord;
+}
+
+/**
+ * Vector neighbours below this cosine are noise (every chunk has a nearest neighbour); they are
+ * not candidates. Low on purpose: code chunks score lower against prose questions than prose does.
+ */
+export const MIN_CHUNK_SIMILARITY = 0.1;
+
+/** Candidate pool per list: enough for fusion to matter, small enough to stay fast. */
+const pool = (limit: number): number => Math.max(50, limit * 5);
+
+function byScore(a: RankedItem, b: RankedItem): number {
+  return b.score - a.score || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0);
+}
+
+/** Lexical and vector lists over every opened topic, fused. */
+export function rankChunks(
+  question: string,
+  opened: Opened[],
+  embedder: Embedder | null,
+  qvec: Float32Array | null,
+  lexicalSearch: LexicalSearch,
+  limit: number,
+): { hits: FusedHit[]; refs: Map<string, ChunkRef> } {
+  const lexical: RankedItem[] = [];
+  const vector: RankedItem[] = [];
+  const candidates = new Map<string, FusionCandidate>();
+  const refs = new Map<string, ChunkRef>();
+  const n = pool(limit);
+  for (const o of opened) {
+    const front = o.topic.front;
+    const obsolete = new Set((front.file_status ?? []).filter((f) => f.status === 'obsolete').map((f) => f.path));
+    const usable = (cid: string): boolean => {
+      const c = o.index.chunks.get(cid);
+      return c !== undefined && !obsolete.has(c.path);
+    };
+    const note = (cid: string): string => {
+      const key = `${front.id}\u0000${cid}`;
+      if (!candidates.has(key)) {
+        const c = o.index.chunks.get(cid)!;
+        refs.set(key, { opened: o, chunk: c });
+        candidates.set(key, {
+          key,
+          topicId: front.id,
+          path: c.path,
+          startLine: c.startLine,
+          endLine: c.endLine,
+          role: c.role,
+          trust: front.trust_score,
+          fileStatus: fileStatusOf(front, c.path),
+        });
+      }
+      return key;
+    };
+    for (const h of lexicalSearch(o.index.lexical, question, n, usable)) lexical.push({ key: note(h.id), score: h.score });
+    if (qvec && embedder && o.index.ann?.key === embedder.key) {
+      for (const h of o.index.ann.search(qvec, n, usable)) {
+        if (h.similarity >= MIN_CHUNK_SIMILARITY) vector.push({ key: note(h.id), score: h.similarity });
+      }
+    }
+  }
+  lexical.sort(byScore);
+  vector.sort(byScore);
+  const hits = fuse(lexical.slice(0, n), vector.slice(0, n), candidates, { lists: vector.length > 0 ? 2 : 1 });
+  return { hits, refs };
+}
+
+async function toReferenceHits(
+  fused: FusedHit[],
+  refs: Map<string, ChunkRef>,
+  question: string,
+  opts: { limit: number; maxChars: number; explain: boolean; now: Date },
+): Promise<ReferenceHit[]> {
+  const terms = queryTerms(question);
+  const out: ReferenceHit[] = [];
+  for (const h of fused.slice(0, opts.limit)) {
+    const ref = refs.get(h.key)!;
+    const { front, dir } = ref.opened.topic;
+    ref.opened.manifest ??= new Map((await readManifest(dir)).map((r) => [r.path, r]));
+    const rec = ref.opened.manifest.get(h.path);
+    const status = fileStatusOf(front, h.path);
+    const reason = front.file_status?.find((f) => f.path === h.path)?.reason;
+    const hit: ReferenceHit = {
+      id: `${front.id}/${h.path}`,
+      topic_id: front.id,
+      path: h.path,
+      start_line: h.startLine,
+      end_line: h.endLine,
+      role: ref.chunk.role,
+      score: Math.round(h.score * 10_000) / 10_000,
+      title: ref.chunk.title,
+      ...(ref.chunk.symbol ? { symbol: ref.chunk.symbol } : {}),
+      snippet: makeSnippet(ref.chunk.text, terms, opts.maxChars).text,
+      source_url: rec?.source_url ?? null,
+      ...(rec?.commit ? { commit: rec.commit } : {}),
+      fetched_at: rec?.fetched_at ?? front.fetched_at,
+      is_stale: staleness(front, opts.now).is_stale,
+      file_status: status,
+      ...(status !== 'active' && reason ? { file_status_reason: reason } : {}),
+    };
+    if (opts.explain) hit.explain = h.explain;
+    out.push(hit);
+  }
+  return out;
+}

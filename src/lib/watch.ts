@@ -1,0 +1,134 @@
+/**
+ * `tkoma-ref watch`: keep the derived index in step with the reference files. File events are
+ * debounced and turned into a sync of the topics they touch; a full reconcile also runs at start
+ * and every `reconcileSeconds`, catching whatever events were missed (editors that replace files,
+ * network filesystems, a watcher started after the change).
+ */
+import { sep } from 'node:path';
+
+import type { Embedder } from './embedding/types.js';
+import type { SyncReport } from './index/sync.js';
+import { isValidTopicId } from './store/model.js';
+import { referencesDir } from './store/root.js';
+
+export type WatchEvent =
+  | { type: 'ready' }
+  | { type: 'file'; event: string; path: string; topic: string }
+  | { type: 'sync'; topics: string[]; report: SyncReport }
+  | { type: 'reconcile'; report: SyncReport }
+  | { type: 'error'; error: unknown };
+
+export interface WatchOptions {
+  reconcileSeconds: number;
+  onEvent?: (e: WatchEvent) => void;
+  embedder: Embedder | null;
+  /** Quiet time after the last file event before syncing (default 200 ms). */
+  debounceMs?: number;
+}
+
+export interface Watcher {
+  close(): Promise<void>;
+}
+
+/** The topic a path under references/ belongs to, or null (references/ itself, stray files). */
+export function topicOfPath(refsDir: string, absPath: string): string | null {
+  const prefix = refsDir.endsWith(sep) ? refsDir : refsDir + sep;
+  if (!absPath.startsWith(prefix)) return null;
+  const rest = absPath.slice(prefix.length);
+  const id = rest.split(sep)[0] ?? '';
+  return isValidTopicId(id) ? id : null;
+}
+
+/** Never watch git internals, our own state, or temp files of atomic writes. */
+export function ignoredPath(absPath: string): boolean {
+  const parts = absPath.split(sep);
+  return parts.includes('.git') || parts.includes('.tkoma') || /\.tmp-\d+-\d+$/.test(absPath);
+}
+
+export async function startWatch(root: string, opts: WatchOptions): Promise<Watcher> {
+  const { watch } = await import('chokidar');
+  const { syncIndex } = await import('./index/sync.js');
+  const refs = referencesDir(root);
+  const emit = (e: WatchEvent): void => {
+    try {
+      opts.onEvent?.(e);
+    } catch {
+      // A listener's failure must not stop the watcher.
+    }
+  };
+
+  let closed = false;
+  const pending = new Set<string>();
+  let fullPending = false;
+  let timer: NodeJS.Timeout | undefined;
+  // Syncs run one after another; events arriving meanwhile are batched for the next run.
+  let running: Promise<void> = Promise.resolve();
+
+  const runQueued = (): void => {
+    running = running.then(async () => {
+      if (closed) return;
+      const full = fullPending;
+      const topics = [...pending].sort();
+      pending.clear();
+      fullPending = false;
+      try {
+        if (full) {
+          emit({ type: 'reconcile', report: await syncIndex(root, { embedder: opts.embedder }) });
+        } else if (topics.length > 0) {
+          emit({ type: 'sync', topics, report: await syncIndex(root, { topicIds: topics, embedder: opts.embedder }) });
+        }
+      } catch (error) {
+        emit({ type: 'error', error });
+      }
+    });
+  };
+
+  const schedule = (): void => {
+    if (closed) return;
+    if (timer) clearTimeout(timer);
+    timer = setTimeout(() => {
+      timer = undefined;
+      runQueued();
+    }, opts.debounceMs ?? 200);
+  };
+
+  const watcher = watch(refs, {
+    ignoreInitial: true,
+    followSymlinks: false,
+    // chokidar 5 ignores glob strings silently: a function is the only reliable filter.
+    ignored: (p: string) => ignoredPath(p),
+  });
+  watcher.on('all', (event: string, path: string) => {
+    const topic = topicOfPath(refs, path);
+    if (!topic) return;
+    emit({ type: 'file', event, path, topic });
+    pending.add(topic);
+    schedule();
+  });
+  watcher.on('error', (error: unknown) => emit({ type: 'error', error }));
+  await new Promise<void>((resolve) => watcher.once('ready', () => resolve()));
+
+  // Reconcile what happened while nobody watched, then on every interval.
+  fullPending = true;
+  runQueued();
+  const interval = setInterval(
+    () => {
+      fullPending = true;
+      runQueued();
+    },
+    Math.max(1, opts.reconcileSeconds) * 1000,
+  );
+  interval.unref?.();
+  emit({ type: 'ready' });
+
+  return {
+    async close(): Promise<void> {
+      if (closed) return;
+      closed = true;
+      if (timer) clearTimeout(timer);
+      clearInterval(interval);
+      await watcher.close();
+      await running;
+    },
+  };
+}
