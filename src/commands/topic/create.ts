@@ -1,0 +1,97 @@
+import { readFileSync } from 'node:fs';
+
+import { Flags } from '@oclif/core';
+
+import { assignDefined, authorFlags, BaseCommand, embedderFlag, inputFlag } from '../../cli/base.js';
+import { paint } from '../../cli/render.js';
+import { EXIT, TkomaError } from '../../lib/errors.js';
+import { type ApprovalRequired, type CreateResult, createTopic } from '../../lib/topics/create.js';
+import { validateCreateRequest } from '../../lib/topics/request.js';
+import { formatCount } from '../../lib/topics/summary.js';
+
+export default class TopicCreate extends BaseCommand<typeof TopicCreate> {
+  static summary = 'Create a reference topic from git repositories and web pages (two-phase, with approval).';
+  static description = `Without --approve or --yes this only gathers metadata (files, size, languages) and answers
+approval_required with a token, exit code 4, and an APPROVAL_REQUIRED:REFERENCE_TOPIC_CREATE:<summary>
+line on stderr. Run the same request again with --approve <token> (or --yes, the operator's override)
+to fetch, commit and index. Several sources, or refs and paths per source: use --input JSON.`;
+  static examples = [
+    `<%= config.bin %> topic create --title "Dioxus - Rust UI Framework" --git https://github.com/DioxusLabs/dioxus --path README.md --path docs/ --web https://dioxuslabs.com/learn/0.6/ --tag rust --json`,
+    `<%= config.bin %> topic create --input '{"title":"...","body":"...","sources":[{"type":"git","url":"file:///src/repo","ref":"v1.0"}]}' --approve v1.…`,
+  ];
+
+  static flags = {
+    ...inputFlag,
+    title: Flags.string({ description: 'Topic title.' }),
+    body: Flags.string({ description: 'Topic description (markdown) written by the ghost.' }),
+    'body-file': Flags.string({ description: 'Read the body from a file.', exclusive: ['body'] }),
+    git: Flags.string({ description: 'Git source URL (https, ssh, git@host:path, file://).', multiple: true }),
+    ref: Flags.string({ description: 'Branch, tag or full commit of the --git source.' }),
+    path: Flags.string({ description: 'Folder (trailing /) or file of the --git source to fetch.', multiple: true }),
+    web: Flags.string({ description: 'Web page URL (one page per source).', multiple: true }),
+    tag: Flags.string({ description: 'Tag (repeatable).', multiple: true }),
+    'max-age-days': Flags.integer({ description: 'Days until the topic is stale (0 = never). Default 30.' }),
+    'trust-score': Flags.integer({ description: 'Trust score 0-10. Default 5.' }),
+    'topic-id': Flags.string({ description: 'Topic id (default: topic-<slug of title>).' }),
+    approve: Flags.string({ description: 'Approval token from phase 1.' }),
+    yes: Flags.boolean({ description: "Operator's explicit approval: fetch without a token.", default: false }),
+    ...authorFlags,
+    ...embedderFlag,
+  };
+
+  protected async execute(): Promise<ApprovalRequired | CreateResult> {
+    const f = this.flags;
+    const raw = this.readInput(f.input);
+    if ((f.ref || f.path) && (f.git?.length ?? 0) !== 1) {
+      throw new TkomaError('INVALID_INPUT', '--ref and --path apply to exactly one --git source; use --input for several');
+    }
+    const flagSources = [
+      ...(f.git ?? []).map((url) => assignDefined({ type: 'git', url }, { ref: f.ref, paths: f.path })),
+      ...(f.web ?? []).map((url) => ({ type: 'web', url })),
+    ];
+    if (flagSources.length) raw.sources = [...((raw.sources as unknown[]) ?? []), ...flagSources];
+    assignDefined(raw, {
+      title: f.title,
+      body: f['body-file'] ? readFileSync(f['body-file'], 'utf8') : f.body,
+      tags: f.tag,
+      max_age_days: f['max-age-days'],
+      trust_score: f['trust-score'],
+      topic_id: f['topic-id'],
+    });
+    const req = validateCreateRequest(raw);
+    const root = this.root();
+    const result = await createTopic(root, req, {
+      approve: f.approve,
+      yes: f.yes,
+      author: { ghost: f.ghost, model: f.model },
+      embedderFlag: f.embedder,
+      progress: await this.progress(),
+    });
+    if (result.status === 'approval_required') process.stderr.write(result.approval_line + '\n');
+    return result;
+  }
+
+  protected exitCodeFor(result: ApprovalRequired | CreateResult): number {
+    return result.status === 'approval_required' ? EXIT.APPROVAL_REQUIRED : 0;
+  }
+
+  protected renderHuman(r: ApprovalRequired | CreateResult): string {
+    if (r.status === 'approval_required') {
+      return [
+        `Create reference topic '${r.title}' (${r.topic_id})?`,
+        `  ${r.summary}`,
+        ...r.sources.filter((s) => s.description).map((s) => `  ${s.display_name}: ${s.description}`),
+        '',
+        `Approve by running the same command with: --approve ${r.token}`,
+        `(or --yes as the operator). Token expires ${r.expires_at}.`,
+      ].join('\n');
+    }
+    const lines = [
+      `${paint('green', 'Created', process.stdout)} ${r.topic_id}: ${formatCount(r.file_count)} files, ${formatCount(r.chunk_count)} chunks (commit ${r.commit.slice(0, 7)})`,
+    ];
+    for (const s of r.sources) lines.push(`  ${s.ok ? '✓' : '✗'} ${s.url}${s.commit ? `@${s.commit.slice(0, 7)}` : ''}: ${s.ok ? `${s.file_count} files` : s.error}`);
+    if (r.skipped.count) lines.push(`  skipped ${r.skipped.count}: ${Object.entries(r.skipped.by_reason).map(([k, v]) => `${k} ${v}`).join(', ')}`);
+    for (const w of r.warnings) lines.push(`  warning: ${w}`);
+    return lines.join('\n');
+  }
+}

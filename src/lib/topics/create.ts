@@ -1,0 +1,227 @@
+/**
+ * `topic create`: phase 1 gathers metadata and answers approval_required with a token bound to
+ * the request; phase 2 (token or --yes) fetches into a staging folder inside the root, writes
+ * topic.md and the file manifest, moves the folder into place, commits once, and indexes.
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdir, rename, rm } from 'node:fs/promises';
+import { join, relative } from 'node:path';
+
+import { approvalLine, canonicalRequest, issueToken, verifyToken } from '../approval.js';
+import { TkomaError } from '../errors.js';
+import { type CommitAuthor, commitAll, discardChanges } from '../kgit.js';
+import type { Progress } from '../progress.js';
+import { type GitProbe, probeGitSource } from '../sources/git.js';
+import { repoDisplayName } from '../sources/git-url.js';
+import { probeWebSource } from '../sources/web.js';
+import type { TopicFront } from '../store/model.js';
+import { stateDir } from '../store/root.js';
+import { topicDir, topicExists, writeManifest, writeTopic } from '../store/topics.js';
+import { fetchSources, type FetchLimits, type SkippedFile } from './fetch.js';
+import { indexTopics } from './indexing.js';
+import type { CreateRequest, SourceRequest } from './request.js';
+import { approvalSummary, formatCount, shortSha } from './summary.js';
+
+export interface SourceDetails {
+  type: 'git' | 'web';
+  url: string;
+  display_name: string;
+  ref?: string | null;
+  paths?: string[];
+  default_branch?: string | null;
+  commit?: string;
+  file_count?: number;
+  total_bytes?: number | null;
+  languages?: { name: string; files: number; bytes: number | null }[];
+  skipped?: Record<string, number>;
+  description?: string;
+  reachable?: boolean;
+  status?: number;
+  content_type?: string;
+  error?: string;
+}
+
+export interface ApprovalRequired {
+  status: 'approval_required';
+  reason: 'REFERENCE_TOPIC_CREATE';
+  topic_id: string;
+  title: string;
+  summary: string;
+  /** The line gateways look for; also printed on stderr. */
+  approval_line: string;
+  sources: SourceDetails[];
+  token: string;
+  expires_at: string;
+  hint: string;
+}
+
+export interface CreateResult {
+  status: 'created';
+  topic_id: string;
+  title: string;
+  file_count: number;
+  chunk_count: number;
+  commit: string;
+  sources: { type: string; url: string; ref?: string; commit?: string; final_url?: string; file_count: number; ok: boolean; error?: string }[];
+  skipped: { count: number; by_reason: Record<string, number>; sample: SkippedFile[] };
+  warnings: string[];
+  vector_search: { available: boolean; embedder?: string; reason?: string };
+}
+
+export interface CreateOptions {
+  approve?: string;
+  yes?: boolean;
+  author: CommitAuthor;
+  embedderFlag?: string;
+  limits?: FetchLimits;
+  progress: Progress;
+}
+
+async function probeSource(src: SourceRequest): Promise<SourceDetails> {
+  if (src.type === 'web') {
+    const p = await probeWebSource(src.url);
+    return { ...p, type: 'web', url: src.url, display_name: src.url, file_count: 1 };
+  }
+  const p: GitProbe = await probeGitSource(src);
+  return {
+    type: 'git',
+    url: src.url,
+    display_name: p.display_name,
+    ref: p.ref,
+    ...(src.paths ? { paths: src.paths } : {}),
+    default_branch: p.default_branch,
+    commit: p.commit,
+    file_count: p.file_count,
+    total_bytes: p.total_bytes,
+    languages: p.languages,
+    skipped: p.skipped,
+    ...(p.description ? { description: p.description } : {}),
+  };
+}
+
+function assertNew(root: string, id: string): void {
+  if (topicExists(root, id)) {
+    throw new TkomaError('TOPIC_EXISTS', `topic "${id}" already exists: refresh it, update it, or give another \`topic_id\``, { topic_id: id });
+  }
+}
+
+export async function createTopic(root: string, req: CreateRequest, opts: CreateOptions): Promise<ApprovalRequired | CreateResult> {
+  assertNew(root, req.topic_id);
+  const canonical = canonicalRequest(req);
+  if (opts.approve) await verifyToken(root, canonical, opts.approve);
+  else if (!opts.yes) return phaseOne(root, req, canonical, opts.progress);
+  return phaseTwo(root, req, opts);
+}
+
+async function phaseOne(root: string, req: CreateRequest, canonical: string, progress: Progress): Promise<ApprovalRequired> {
+  const details = await progress.task('Gather source metadata', async (update) => {
+    const out: SourceDetails[] = [];
+    for (const s of req.sources) {
+      update(s.url);
+      out.push(await probeSource(s));
+    }
+    return out;
+  });
+  const summary = approvalSummary(details.map((d, i) => ({ ...d, filtered: !!req.sources[i].paths })));
+  const { token, expires_at } = await issueToken(root, canonical);
+  return {
+    status: 'approval_required',
+    reason: 'REFERENCE_TOPIC_CREATE',
+    topic_id: req.topic_id,
+    title: req.title,
+    summary,
+    approval_line: approvalLine(summary),
+    sources: details,
+    token,
+    expires_at,
+    hint: 'ask the operator; on approval run the same request again with --approve <token>; if denied, retry with `paths` (README.md, docs/, examples/)',
+  };
+}
+
+function commitMessage(req: CreateRequest, fileCount: number, fetched: { source: { type: string; url: string; commit?: string } }[]): string {
+  const git = fetched.filter((f) => f.source.type === 'git').map((f) => `${repoDisplayName(f.source.url)}@${shortSha(f.source.commit)}`);
+  const web = fetched.filter((f) => f.source.type === 'web').length;
+  const from = [...git, ...(web ? [`${web} web page${web === 1 ? '' : 's'}`] : [])].join(' + ');
+  return `create topic ${req.topic_id}: ${formatCount(fileCount)} files from ${from}\n\n${req.title}`;
+}
+
+async function phaseTwo(root: string, req: CreateRequest, opts: CreateOptions): Promise<CreateResult> {
+  const staging = join(stateDir(root), 'staging', `${req.topic_id}.${randomBytes(4).toString('hex')}`);
+  await mkdir(staging, { recursive: true });
+  const finalDir = topicDir(root, req.topic_id);
+  let moved = false;
+  try {
+    const fetched = await fetchSources(req.sources, staging, opts.progress, opts.limits);
+    const ok = fetched.filter((f) => f.ok);
+    if (ok.length === 0) {
+      throw new TkomaError('SOURCE_UNREACHABLE', `every source failed: ${fetched.map((f) => `${f.source.url}: ${f.error?.message}`).join('; ')}`, {
+        sources: fetched.map((f) => ({ url: f.source.url, error: f.error })),
+      });
+    }
+    const records = ok.flatMap((f) => f.files);
+    if (records.length === 0) throw new TkomaError('EMPTY_FETCH', 'the sources gave no files to keep (everything was filtered or skipped)');
+
+    const now = new Date().toISOString();
+    const front: TopicFront = {
+      id: req.topic_id,
+      title: req.title,
+      type: 'ReferenceTopic',
+      created_at: now,
+      trust_score: req.trust_score,
+      tags: req.tags,
+      status: 'active',
+      fetched_at: now,
+      max_age_days: req.max_age_days,
+      files: records.map((r) => r.path).sort(),
+      ...(opts.author.ghost || opts.author.model ? { created_by: { ...opts.author } } : {}),
+      sources: fetched.map((f) => f.source),
+    };
+    await writeTopic(staging, front, req.body);
+    await writeManifest(staging, records);
+    await mkdir(join(root, 'references'), { recursive: true });
+    assertNew(root, req.topic_id);
+    await rename(staging, finalDir);
+    moved = true;
+    const commit = await opts.progress.task('Commit', async () => {
+      const sha = await commitAll(root, commitMessage(req, records.length, ok), opts.author, [relative(root, finalDir)]);
+      if (!sha) throw new TkomaError('INTERNAL', 'nothing was committed');
+      return sha;
+    });
+    moved = false; // committed: from here on a failure must not take the topic back out
+
+    const indexed = await indexTopics(root, [req.topic_id], { embedderFlag: opts.embedderFlag, progress: opts.progress, author: opts.author });
+    const skipped = fetched.flatMap((f) => f.skipped);
+    const byReason: Record<string, number> = {};
+    for (const s of skipped) byReason[s.reason] = (byReason[s.reason] ?? 0) + 1;
+    return {
+      status: 'created',
+      topic_id: req.topic_id,
+      title: req.title,
+      file_count: records.length,
+      chunk_count: indexed.chunks[req.topic_id] ?? 0,
+      commit,
+      sources: fetched.map((f) => ({
+        type: f.source.type,
+        url: f.source.url,
+        ...(f.source.ref ? { ref: f.source.ref } : {}),
+        ...(f.source.commit ? { commit: f.source.commit } : {}),
+        ...(f.source.final_url ? { final_url: f.source.final_url } : {}),
+        file_count: f.files.length,
+        ok: f.ok,
+        ...(f.error ? { error: f.error.message } : {}),
+      })),
+      skipped: { count: skipped.length, by_reason: byReason, sample: skipped.slice(0, 20) },
+      warnings: [...fetched.filter((f) => !f.ok).map((f) => `${f.source.url}: ${f.error?.message}`), ...indexed.warnings],
+      vector_search: indexed.vector_search,
+    };
+  } catch (err) {
+    if (moved) {
+      // Commit failed after the move: take the folder back out so no uncommitted topic remains.
+      await discardChanges(root, [relative(root, finalDir)]);
+      await rm(finalDir, { recursive: true, force: true });
+    }
+    throw err;
+  } finally {
+    await rm(staging, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,182 @@
+/** Read-only views of topics: list, recent, show, get. No index, no models: cheap to call. */
+import { lstat, readFile } from 'node:fs/promises';
+
+import { TkomaError } from '../errors.js';
+import { fileStatusOf, staleness, type TopicFront } from '../store/model.js';
+import { type BrokenTopic, type LoadedTopic, loadAllTopics, readManifest, readTopic, resolveTopicPath, TOPIC_FILE } from '../store/topics.js';
+import { validateTopicIdField } from './request.js';
+
+export interface TopicListEntry {
+  topic_id: string;
+  title: string;
+  status: string;
+  is_stale: boolean;
+  stale_since: string | null;
+  fetched_at: string;
+  max_age_days: number;
+  created_by_ghost: string | null;
+  source_count: number;
+  file_count: number;
+  tags: string[];
+}
+
+function listEntry(front: TopicFront, now: Date): TopicListEntry {
+  const s = staleness(front, now);
+  return {
+    topic_id: front.id,
+    title: front.title,
+    status: front.status,
+    is_stale: s.is_stale,
+    stale_since: s.stale_since,
+    fetched_at: front.fetched_at,
+    max_age_days: front.max_age_days,
+    created_by_ghost: front.created_by?.ghost ?? null,
+    source_count: front.sources.length,
+    file_count: front.files.length,
+    tags: front.tags,
+  };
+}
+
+export async function listTopics(root: string, opts: { includeObsolete?: boolean; now?: Date } = {}): Promise<{ topics: TopicListEntry[]; broken: BrokenTopic[] }> {
+  const { topics, broken } = await loadAllTopics(root);
+  const now = opts.now ?? new Date();
+  const entries = topics
+    .filter((t) => opts.includeObsolete || t.front.status !== 'obsolete')
+    .map((t) => listEntry(t.front, now))
+    .sort((a, b) => (a.fetched_at < b.fetched_at ? 1 : a.fetched_at > b.fetched_at ? -1 : a.topic_id < b.topic_id ? -1 : 1));
+  return { topics: entries, broken };
+}
+
+/** The seed's prompt block: the most recently fetched non-obsolete topics. */
+export async function recentTopics(root: string, limit = 10): Promise<{ topics: TopicListEntry[]; markdown: string }> {
+  const { topics } = await listTopics(root);
+  const recent = topics.slice(0, limit);
+  const lines = ['## Available Reference Topics', ''];
+  if (recent.length === 0) lines.push('_No reference topics yet._');
+  for (const t of recent) lines.push(`- ${t.title} (\`${t.topic_id}\`)${t.tags.length ? ` — ${t.tags.join(', ')}` : ''}`);
+  return { topics: recent, markdown: lines.join('\n') + '\n' };
+}
+
+export interface TopicShow extends TopicListEntry {
+  trust_score: number;
+  created_at: string;
+  sources: TopicFront['sources'];
+  files: { path: string; role: string; bytes: number | null; status: string; reason?: string; source_url: string | null }[];
+  body: string;
+}
+
+export async function showTopic(root: string, id: string): Promise<TopicShow> {
+  const { front, body, dir }: LoadedTopic = await readTopic(root, validateTopicIdField(id));
+  const manifest = new Map((await readManifest(dir)).map((r) => [r.path, r]));
+  return {
+    ...listEntry(front, new Date()),
+    trust_score: front.trust_score,
+    created_at: front.created_at,
+    sources: front.sources,
+    files: front.files.map((p) => {
+      const rec = manifest.get(p);
+      const st = front.file_status?.find((f) => f.path === p);
+      return {
+        path: p,
+        role: rec?.role ?? 'docs',
+        bytes: rec?.bytes ?? null,
+        status: st?.status ?? 'active',
+        ...(st?.reason ? { reason: st.reason } : {}),
+        source_url: rec?.source_url ?? null,
+      };
+    }),
+    body,
+  };
+}
+
+export interface GetRequest {
+  id?: string;
+  topic?: string;
+  path?: string;
+  start_line?: number;
+  end_line?: number;
+  max_chars?: number;
+}
+
+export interface GetResult {
+  id: string;
+  topic_id: string;
+  path: string;
+  start_line: number;
+  end_line: number;
+  total_lines: number;
+  truncated: boolean;
+  content: string;
+  role: string;
+  status: string;
+  source_url: string | null;
+  fetched_at: string | null;
+  commit: string | null;
+  is_stale: boolean;
+}
+
+/**
+ * Note ids are `<topic-id>/<path>` (what search hits carry as `id`), optionally with `#L10-L40`;
+ * a bare topic id gets the topic note itself.
+ */
+export function parseNoteId(id: string): { topic: string; path: string; start?: number; end?: number } {
+  const m = /^([^/#]+)(?:\/([^#]+))?(?:#L(\d+)(?:-L?(\d+))?)?$/.exec(id.trim());
+  if (!m) throw new TkomaError('INVALID_INPUT', `invalid note id "${id}": expected <topic-id>/<path>[#L<start>-L<end>]`, { id });
+  return { topic: m[1], path: m[2] ?? TOPIC_FILE, ...(m[3] ? { start: Number(m[3]) } : {}), ...(m[4] ? { end: Number(m[4]) } : {}) };
+}
+
+export async function getReference(root: string, req: GetRequest): Promise<GetResult> {
+  let topic = req.topic;
+  let path = req.path;
+  let start = req.start_line;
+  let end = req.end_line;
+  if (req.id) {
+    const parsed = parseNoteId(req.id);
+    topic = parsed.topic;
+    path = parsed.path;
+    start ??= parsed.start;
+    end ??= parsed.end;
+  }
+  if (!topic) throw new TkomaError('INVALID_INPUT', 'give --id <topic-id>/<path>, or --topic with --path');
+  const { front, dir } = await readTopic(root, validateTopicIdField(topic));
+  const { rel, abs } = resolveTopicPath(dir, path ?? TOPIC_FILE);
+  let text: string;
+  try {
+    const st = await lstat(abs);
+    if (!st.isFile()) throw new Error('not a regular file');
+    text = await readFile(abs, 'utf8');
+  } catch {
+    throw new TkomaError('FILE_NOT_FOUND', `topic "${front.id}" has no file "${rel}"`, { topic_id: front.id, path: rel });
+  }
+  const lines = text.split('\n');
+  if (lines.length > 1 && lines[lines.length - 1] === '') lines.pop();
+  const total = lines.length;
+  const s = Math.max(1, start ?? 1);
+  const e = Math.min(total, end ?? total);
+  if (start !== undefined && s > total) {
+    throw new TkomaError('INVALID_INPUT', `start_line ${s} is past the end of ${rel} (${total} lines)`, { total_lines: total });
+  }
+  let content = lines.slice(s - 1, Math.max(s - 1, e)).join('\n');
+  let truncated = false;
+  if (req.max_chars !== undefined && content.length > req.max_chars) {
+    content = content.slice(0, req.max_chars);
+    truncated = true;
+  }
+  const rec = rel === TOPIC_FILE ? undefined : (await readManifest(dir)).find((r) => r.path === rel);
+  return {
+    id: `${front.id}/${rel}`,
+    topic_id: front.id,
+    path: rel,
+    start_line: s,
+    end_line: truncated ? s + content.split('\n').length - 1 : Math.max(s, e),
+    total_lines: total,
+    truncated,
+    content,
+    role: rel === TOPIC_FILE ? 'docs' : (rec?.role ?? 'docs'),
+    status: fileStatusOf(front, rel),
+    source_url: rec?.source_url ?? null,
+    fetched_at: rec?.fetched_at ?? front.fetched_at,
+    commit: rec?.commit ?? null,
+    is_stale: staleness(front).is_stale,
+  };
+}

@@ -1,0 +1,101 @@
+/** Real fixtures for end-to-end tests: git repositories, an HTTP server, the built CLI. */
+import { execFileSync, spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+
+export const PROJECT = resolve(import.meta.dirname, '..', '..');
+export const BIN = join(PROJECT, 'bin', 'run.js');
+
+export function tmpDir(prefix = 'tkoma-test-'): { path: string; cleanup: () => void } {
+  const path = mkdtempSync(join(tmpdir(), prefix));
+  return { path, cleanup: () => rmSync(path, { recursive: true, force: true }) };
+}
+
+const gitEnv = { ...process.env, GIT_AUTHOR_NAME: 'upstream', GIT_AUTHOR_EMAIL: 'u@example.com', GIT_COMMITTER_NAME: 'upstream', GIT_COMMITTER_EMAIL: 'u@example.com' };
+
+export function git(cwd: string, ...args: string[]): string {
+  return execFileSync('git', args, { cwd, env: gitEnv, encoding: 'utf8' }).trim();
+}
+
+/** An upstream repository with files, committed on `main`; returns helpers to change it later. */
+export function makeRepo(dir: string, files: Record<string, string | Buffer>) {
+  mkdirSync(dir, { recursive: true });
+  git(dir, 'init', '-q', '-b', 'main');
+  const write = (f: Record<string, string | Buffer>) => {
+    for (const [p, content] of Object.entries(f)) {
+      mkdirSync(dirname(join(dir, p)), { recursive: true });
+      writeFileSync(join(dir, p), content);
+    }
+  };
+  write(files);
+  git(dir, 'add', '-A');
+  git(dir, 'commit', '-q', '-m', 'initial');
+  return {
+    dir,
+    url: pathToFileURL(dir).href,
+    head: () => git(dir, 'rev-parse', 'HEAD'),
+    commit(change: Record<string, string | Buffer>, remove: string[] = [], message = 'change'): string {
+      write(change);
+      for (const r of remove) git(dir, 'rm', '-q', r);
+      git(dir, 'add', '-A');
+      git(dir, 'commit', '-q', '-m', message);
+      return git(dir, 'rev-parse', 'HEAD');
+    },
+  };
+}
+
+export interface Served {
+  url: string;
+  close: () => Promise<void>;
+}
+
+/** A real HTTP server on 127.0.0.1 serving fixed pages by path. */
+export async function serve(pages: Record<string, { type: string; body: string; status?: number }>): Promise<Served> {
+  const server: Server = createServer((req, res) => {
+    const page = pages[req.url ?? '/'];
+    if (!page) {
+      res.writeHead(404, { 'content-type': 'text/plain' }).end('not found');
+      return;
+    }
+    res.writeHead(page.status ?? 200, { 'content-type': page.type }).end(page.body);
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+  const { port } = server.address() as AddressInfo;
+  return { url: `http://127.0.0.1:${port}`, close: () => new Promise((r) => server.close(() => r())) };
+}
+
+export interface CliResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+  json: any;
+}
+
+/** Runs the built binary (node bin/run.js) as a user would. */
+export function cli(args: string[], opts: { root?: string; env?: Record<string, string>; input?: string } = {}): Promise<CliResult> {
+  return new Promise((resolvePromise, reject) => {
+    const child = spawn(process.execPath, [BIN, ...args, ...(opts.root ? ['--root', opts.root] : [])], {
+      env: { ...process.env, TKOMA_REF_EMBEDDER: 'none', NO_COLOR: '1', ...opts.env },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    child.on('error', reject);
+    child.on('close', (code) => {
+      let json: unknown;
+      try {
+        json = JSON.parse(stdout);
+      } catch {
+        json = undefined;
+      }
+      resolvePromise({ code: code ?? -1, stdout, stderr, json });
+    });
+    child.stdin.end(opts.input ?? '');
+  });
+}
