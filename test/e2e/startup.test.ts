@@ -1,0 +1,49 @@
+/**
+ * Commands that do not search must never load models, grammars, hnswlib or MiniSearch: agents
+ * call them many times a turn. We record every module the real binary resolves.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+import { BIN, cli, makeRepo, PROJECT, tmpDir } from '../helpers/fixtures.js';
+import { spawnSync } from 'node:child_process';
+
+const HEAVY = ['hnswlib-node', 'web-tree-sitter', '@huggingface/transformers', '@energetic-ai', 'minisearch', 'onnxruntime', 'listr2', 'chokidar'];
+
+describe('start-up stays light', () => {
+  const tmp = tmpDir();
+  const root = join(tmp.path, 'kb');
+
+  beforeAll(async () => {
+    await cli(['init'], { root });
+    const repo = makeRepo(join(tmp.path, 'up'), { 'README.md': '# A\n\nText.\n', 'src/a.py': 'def a():\n    return 1\n' });
+    const r = await cli(['topic', 'create', '--yes', '--json', '--title', 'Light', '--git', repo.url], { root });
+    expect(r.code).toBe(0);
+  });
+  afterAll(() => tmp.cleanup());
+
+  function modulesLoadedBy(args: string[]): string[] {
+    const trace = join(tmp.path, `trace-${args.join('-').replace(/[^a-z]/gi, '')}.txt`);
+    const r = spawnSync(process.execPath, ['--import', join(PROJECT, 'test/helpers/trace-imports.mjs'), BIN, ...args, '--root', root, '--json'], {
+      env: { ...process.env, TKOMA_TRACE_FILE: trace, TKOMA_REF_EMBEDDER: 'none' },
+      encoding: 'utf8',
+    });
+    expect(r.status, r.stdout + r.stderr).toBe(0);
+    return readFileSync(trace, 'utf8').split('\n').filter(Boolean);
+  }
+
+  for (const args of [['topic', 'list'], ['topic', 'recent'], ['topic', 'show', 'topic-light'], ['get', '--topic', 'topic-light', '--path', 'README.md'], ['skill']]) {
+    it(`${args.join(' ')} loads no heavy module`, () => {
+      const loaded = modulesLoadedBy(args);
+      expect(loaded.some((m) => m.includes('@oclif/core'))).toBe(true); // the trace works
+      for (const heavy of HEAVY) expect(loaded.filter((m) => m.includes(heavy)), heavy).toEqual([]);
+    });
+  }
+
+  it('search does load the index (the trace can see heavy modules)', () => {
+    const loaded = modulesLoadedBy(['search', 'text', '--topic', 'topic-light']);
+    expect(loaded.some((m) => m.includes('minisearch'))).toBe(true);
+  });
+});
