@@ -110,6 +110,12 @@ describe('processTerm', () => {
     expect(processTerm('configure')).toBe('configur');
   });
 
+  it('drops blobs longer than a SHA-256 but keeps hashes', () => {
+    const sha = 'a'.repeat(64);
+    expect(processTerm(sha)).toBe(sha);
+    expect(processTerm('b'.repeat(65))).toBeNull();
+  });
+
   it('drops stop words', () => {
     expect(processTerm('The')).toBeNull();
     expect(processTerm('with')).toBeNull();

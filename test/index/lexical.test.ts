@@ -152,8 +152,8 @@ describe('serializeLexical / loadLexical', () => {
     };
     expectDamaged('{not json');
     expectDamaged(JSON.stringify(build())); // a bare MiniSearch dump: no format marker
-    expectDamaged('{"format":"tkoma-lexical/0","index":{}}');
+    expectDamaged('{"format":"tkoma-lexical/1","index":{}}'); // built by an older tokenizer
     expectDamaged('null');
-    expectDamaged('{"format":"tkoma-lexical/1","index":{"serializationVersion":99}}');
+    expectDamaged('{"format":"tkoma-lexical/2","index":{"serializationVersion":99}}');
   });
 });

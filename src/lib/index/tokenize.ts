@@ -34,7 +34,7 @@ export const DEFAULT_TOKENIZER: TokenizerOptions = {
 export const DEFAULT_TERMS: TermOptions = {
   stopWords: true,
   stem: true,
-  minLength: 2,
+  minLength: 1,
 };
 
 /**
@@ -48,8 +48,11 @@ export const STOP_WORDS: ReadonlySet<string> = new Set([
   'this', 'to', 'was', 'will', 'with',
 ]);
 
-/** One-letter words that carry meaning in technical text (languages, math variables are too noisy). */
+/** Short words kept even when minLength would drop them (language names). */
 const KEEP_SHORT: ReadonlySet<string> = new Set(['c', 'r']);
+
+/** Longer terms are blobs (base64, minified code); 64 still fits a SHA-256 in hex. */
+const MAX_TERM_LENGTH = 64;
 
 /**
  * A word: letters, digits, marks and underscores, optionally chained by single `-`, `.`, `/` or
@@ -110,8 +113,8 @@ export function createTokenizer(options: TokenizerOptions = DEFAULT_TOKENIZER): 
   const { joinIdentifiers, keepCompounds, splitDigits } = options;
   return (text: string): string[] => {
     const tokens: string[] = [];
-    for (const m of text.matchAll(WORD)) {
-      const word = m[0];
+    // match() with /g returns plain strings: cheaper than matchAll's match objects.
+    for (const word of text.match(WORD) ?? []) {
       // Fast path: most words in prose and code are one plain part; skip the splitting regexes.
       if (isPlain(word)) {
         tokens.push(word);
@@ -137,7 +140,8 @@ export function createTermProcessor(options: TermOptions = DEFAULT_TERMS): (term
     const cached = cache.get(term);
     if (cached !== undefined) return cached;
     let out: string | null = term.toLowerCase();
-    if (out.length < minLength && !KEEP_SHORT.has(out) && !DIGITS.test(out)) out = null;
+    if (out.length > MAX_TERM_LENGTH) out = null;
+    else if (out.length < minLength && !KEEP_SHORT.has(out) && !DIGITS.test(out)) out = null;
     else if (stopWords && STOP_WORDS.has(out)) out = null;
     // Porter only knows English letters; identifiers with digits or other scripts stay as they are.
     else if (stem && /^[a-z]+$/.test(out)) out = stemmer(out);
