@@ -3,9 +3,9 @@
  * We call the git binary directly (execFile, never a shell): it is ~4x faster than isomorphic-git
  * at adding many files (STACK.md) and gives us the exact flags we need.
  */
-import { execFile } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
+import { execFile, execFileSync } from 'node:child_process';
+import { readdirSync, rmSync, statSync } from 'node:fs';
+import { join, relative } from 'node:path';
 
 import { TkomaError } from './errors.js';
 
@@ -41,7 +41,25 @@ function slugEmail(s: string): string {
   return s.toLowerCase().replace(/[^a-z0-9._-]+/g, '-').replace(/^-+|-+$/g, '') || 'ghost';
 }
 
-export function git(cwd: string, args: string[], author: CommitAuthor = {}): Promise<string> {
+/** A git that another process (an operator's `git status`) holds the index lock of: retry briefly. */
+function indexBusy(stderr: string): boolean {
+  return /index\.lock': File exists/.test(stderr);
+}
+
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+export async function git(cwd: string, args: string[], author: CommitAuthor = {}): Promise<string> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await gitOnce(cwd, args, author);
+    } catch (err) {
+      if (!(err instanceof TkomaError) || !indexBusy(err.message) || attempt >= 20) throw err;
+      await sleep(100);
+    }
+  }
+}
+
+function gitOnce(cwd: string, args: string[], author: CommitAuthor): Promise<string> {
   return new Promise((resolvePromise, reject) => {
     execFile('git', args, { cwd, env: gitEnv(author), maxBuffer: 256 * 1024 * 1024 }, (err, stdout, stderr) => {
       if (err) {
@@ -58,9 +76,49 @@ export function git(cwd: string, args: string[], author: CommitAuthor = {}): Pro
   });
 }
 
-export async function ensureRepo(root: string): Promise<void> {
-  if (existsSync(join(root, '.git'))) return;
-  await git(root, ['init', '-q', '-b', 'main']);
+/** Synchronous git for crash recovery, which runs before a command starts its real work. */
+export function gitSync(cwd: string, args: string[]): string {
+  try {
+    return execFileSync('git', args, { cwd, env: gitEnv({}), encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 256 * 1024 * 1024 });
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') throw new TkomaError('GIT_UNAVAILABLE', 'git is not installed or not on PATH');
+    const stderr = String((err as { stderr?: string }).stderr ?? (err as Error).message).trim();
+    throw new TkomaError('INTERNAL', `git ${args[0]} failed in ${cwd}: ${stderr}`);
+  }
+}
+
+/** The commit HEAD points at, or null in a repository without commits (or none at all). */
+export function headCommit(root: string): string | null {
+  try {
+    return gitSync(root, ['rev-parse', '--verify', '-q', 'HEAD']).trim() || null;
+  } catch {
+    return null;
+  }
+}
+
+/** True when HEAD has anything at `path` (a file or a folder). */
+export function trackedAtHead(root: string, path: string): boolean {
+  try {
+    return gitSync(root, ['ls-tree', '--name-only', 'HEAD', '--', path]).trim().length > 0;
+  } catch {
+    return false;
+  }
+}
+
+/** Stages everything under `paths` (additions, changes, deletions); true when anything is staged there. */
+export async function stagePaths(root: string, paths: string[]): Promise<boolean> {
+  await git(root, ['add', '-A', '--', ...paths]);
+  const staged = await git(root, ['diff', '--cached', '--name-only', '-z', '--', ...paths]);
+  return staged.length > 0;
+}
+
+/**
+ * Commits exactly `paths` as staged by stagePaths: anything else an operator staged by hand stays
+ * staged and out of our commit. Returns the new commit's sha.
+ */
+export async function commitStaged(root: string, message: string, author: CommitAuthor, paths: string[]): Promise<string> {
+  await git(root, ['commit', '-q', '--no-verify', '-m', message, '--', ...paths], author);
+  return (await git(root, ['rev-parse', 'HEAD'])).trim();
 }
 
 /**
@@ -68,22 +126,47 @@ export async function ensureRepo(root: string): Promise<void> {
  * and commits it. Returns the new commit's sha, or null when there was nothing to commit.
  */
 export async function commitAll(root: string, message: string, author: CommitAuthor, paths: string[] = ['.']): Promise<string | null> {
-  await git(root, ['add', '-A', '--', ...paths]);
-  const staged = await git(root, ['diff', '--cached', '--name-only', '-z']);
-  if (staged.length === 0) return null;
-  await git(root, ['commit', '-q', '--no-verify', '-m', message], author);
-  return (await git(root, ['rev-parse', 'HEAD'])).trim();
+  if (!(await stagePaths(root, paths))) return null;
+  return commitStaged(root, message, author, paths);
 }
 
-/** True when the work tree under `paths` has changes git has not committed. */
-export async function hasUncommitted(root: string, paths: string[] = ['.']): Promise<boolean> {
-  const out = await git(root, ['status', '--porcelain', '--', ...paths]);
-  return out.trim().length > 0;
-}
+const sleepSync = (ms: number): void => void Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
 
-/** Undo uncommitted changes under `paths` (used to roll back a failed mutation). */
-export async function discardChanges(root: string, paths: string[]): Promise<void> {
-  await git(root, ['reset', '-q', '--', ...paths]).catch(() => undefined);
-  await git(root, ['checkout', '-q', '--', ...paths]).catch(() => undefined);
-  await git(root, ['clean', '-fdq', '--', ...paths]).catch(() => undefined);
+/**
+ * Removes git's own lock files left by a git that was killed (used by crash recovery, under the
+ * write lock). A live git keeps writing its lock file, so only one that has not changed for
+ * `staleMs` is removed; one that keeps changing is left alone.
+ */
+export function clearStaleGitLocks(root: string, staleMs = 2000, maxWaitMs = 30_000): string[] {
+  const gitDir = join(root, '.git');
+  let refLocks: string[] = [];
+  try {
+    refLocks = readdirSync(join(gitDir, 'refs', 'heads')).filter((n) => n.endsWith('.lock'));
+  } catch {
+    // no branches yet
+  }
+  const candidates = [join(gitDir, 'index.lock'), join(gitDir, 'HEAD.lock'), ...refLocks.map((n) => join(gitDir, 'refs', 'heads', n))];
+  const removed: string[] = [];
+  for (const file of candidates) {
+    let last = -1;
+    let unchangedSince = Date.now();
+    for (const started = Date.now(); Date.now() - started < maxWaitMs; sleepSync(100)) {
+      let mtime: number;
+      try {
+        mtime = statSync(file).mtimeMs;
+      } catch {
+        break; // gone: its git finished
+      }
+      if (mtime !== last) {
+        last = mtime;
+        unchangedSince = Math.min(Date.now(), mtime); // an old file is stale at once
+      }
+      if (Date.now() - unchangedSince >= staleMs) {
+        rmSync(file, { force: true });
+        removed.push(relative(root, file));
+        break;
+      }
+    }
+  }
+  return removed;
 }

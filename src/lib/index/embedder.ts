@@ -5,12 +5,8 @@
  * (and the next sync then re-embeds). Search never fails for want of an embedder: it answers
  * lexically and says why.
  */
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
-
 import type { Embedder, EmbedderProvider, EmbedderSettings } from '../embedding/types.js';
 import { TkomaError } from '../errors.js';
-import { commitAll } from '../kgit.js';
 import { CONFIG_FILE, readConfig, writeConfig } from '../store/config.js';
 
 export interface ResolvedEmbedder {
@@ -102,12 +98,18 @@ export async function resolveEmbedder(root: string, opts: { flag?: string } = {}
 
   if (embedder && embedder.key !== recorded) {
     // Record the vector space the index is (re)built with; the next sync re-embeds if it moved.
-    const fresh = await readConfig(root);
-    fresh.embedding.recorded = embedder.key;
-    await writeConfig(root, fresh);
-    // Every change to the files is a commit, whichever command first chose the embedder
-    // (an index-only test root without git just keeps the file).
-    if (existsSync(join(root, '.git'))) await commitAll(root, `record embedder: ${embedder.key}`, {}, [CONFIG_FILE]);
+    // Every change to the files is a commit, whichever command first chose the embedder, made
+    // under the write lock like any mutation (an index-only test root without git just keeps the file).
+    const key = embedder.key;
+    const { runMutation } = await import('../mutation.js');
+    await runMutation(root, { op: 'record-embedder', paths: [CONFIG_FILE], author: {} }, async (m) => {
+      const fresh = await readConfig(root);
+      if (fresh.embedding.recorded === key) return { message: null, value: null };
+      fresh.embedding.recorded = key;
+      m.begin();
+      await writeConfig(root, fresh);
+      return { message: `record embedder: ${key}`, value: null };
+    });
     return { embedder, recordedChanged: true };
   }
   return { embedder };

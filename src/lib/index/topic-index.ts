@@ -7,7 +7,7 @@
  * mismatched) or the new one. A part that is missing, damaged or of another generation is rebuilt
  * from the chunk records; damaged chunk records mean re-chunking the topic's files.
  */
-import { readdir, rm } from 'node:fs/promises';
+import { readdir, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 
 import type MiniSearch from 'minisearch';
@@ -67,6 +67,24 @@ function isHead(v: unknown): v is TopicHead {
 export async function loadHead(root: string, id: string): Promise<TopicHead | null> {
   const head = await readJsonSafe(headFile(root, id), isHead);
   return head && head.topic === id ? head : null;
+}
+
+// A process that answers many queries (serve) would parse a large topic's head.json (MBs at
+// 100k chunks) on every query; it is re-read only when its stat moves. Atomic writes rename a
+// new file into place, so the inode changes even when size and mtime happen not to.
+const headCache = new Map<string, { ino: number; size: number; mtimeMs: number; head: TopicHead }>();
+
+/** loadHead for readers that never mutate the head: the same object while the file is unchanged. */
+export async function loadHeadForReading(root: string, id: string): Promise<TopicHead | null> {
+  const file = headFile(root, id);
+  const st = await stat(file).catch(() => null);
+  const known = headCache.get(file);
+  if (st && known && known.ino === st.ino && known.size === st.size && known.mtimeMs === st.mtimeMs) return known.head;
+  headCache.delete(file);
+  const head = st ? await loadHead(root, id) : null;
+  // Stat first, read second: a write in between leaves a stale stat, so the next call re-reads.
+  if (st && head) headCache.set(file, { ino: st.ino, size: st.size, mtimeMs: st.mtimeMs, head });
+  return head;
 }
 
 /** A generation number that only grows, even across a rebuild that starts from nothing. */

@@ -25,6 +25,12 @@ export interface SkipOptions {
 }
 
 const VCS_DIRS = new Set(['.git', '.hg', '.svn']);
+/**
+ * Git's own control files. Inside a topic folder they would act on the knowledge root's
+ * repository: a fetched `.gitignore` could keep fetched files out of its commits, a
+ * `.gitattributes` could route them through filters (LFS, eol) configured on the machine.
+ */
+const GIT_CONTROL_FILES = new Set(['.gitignore', '.gitattributes', '.gitmodules', '.git']);
 const VENDOR_DIRS = new Set(['vendor', 'third_party', 'third-party', 'bower_components', '.yarn']);
 const GENERATED_DIRS = new Set(['dist', 'build', 'target', 'out', 'coverage']);
 
@@ -92,7 +98,8 @@ export function skipReason(
   const name = parts[parts.length - 1]!;
   const dirs = parts.slice(0, -1);
   const lowerName = name.toLowerCase();
-  if (dirs.some((d) => VCS_DIRS.has(d))) return 'vcs';
+  // Lower-cased: case-insensitive file systems (and git's own path checks) treat .GIT as .git.
+  if (dirs.some((d) => VCS_DIRS.has(d.toLowerCase())) || GIT_CONTROL_FILES.has(lowerName)) return 'vcs';
   if (dirs.includes('node_modules')) return 'node_modules';
   if (dirs.some((d) => VENDOR_DIRS.has(d))) return 'vendored';
   if (dirs.some((d) => GENERATED_DIRS.has(d))) return 'generated';

@@ -7,6 +7,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { TkomaError } from '../errors.js';
+import { unsafePathReason } from '../safety/paths.js';
 import { skipReason } from './git-filter.js';
 import { allowsFile, type GitCallOptions } from './git-remote.js';
 import { DEFAULT_NETWORK_TIMEOUT_MS, GitFailure, gitError, runGit, summariseGitStderr } from './git-run.js';
@@ -46,7 +47,8 @@ export function classify(entries: TreeEntry[], paths: string[] | undefined): Pic
       continue;
     }
     if (e.type !== 'blob') continue;
-    const reason = skipReason(e.path, Number.NaN, undefined, { isSymlink: e.mode === '120000' });
+    // A crafted tree can hold names no checkout would make (`..`, control characters): never written.
+    const reason = unsafePathReason(e.path) ? 'unsafe_path' : skipReason(e.path, Number.NaN, undefined, { isSymlink: e.mode === '120000' });
     if (reason) skipped.push({ path: e.path, reason });
     else candidates.push(e);
   }
@@ -106,11 +108,12 @@ async function shallowFetch(dir: string, url: string, target: string, opts: GitC
 }
 
 /**
- * Makes every candidate blob local: one request for all that the server's filter left out.
- * Blobs skipped by name were never candidates, so they are never downloaded.
+ * Makes the given candidates' blobs (default: every candidate) local: one request for all that
+ * the server's filter left out. Blobs skipped by name were never candidates, so they are never
+ * downloaded.
  */
-export async function completeBlobs(snap: Snapshot): Promise<void> {
-  const absent = [...new Set(snap.candidates.map((e) => e.oid).filter((oid) => !snap.sizes.has(oid)))];
+export async function completeBlobs(snap: Snapshot, entries: TreeEntry[] = snap.candidates): Promise<void> {
+  const absent = [...new Set(entries.map((e) => e.oid).filter((oid) => !snap.sizes.has(oid)))];
   if (absent.length === 0) return;
   try {
     await fetchBlobs(snap.dir, absent, {

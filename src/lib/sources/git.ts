@@ -4,8 +4,11 @@
  * bare repository; the fetch then downloads only the wanted blobs (one request) and writes them
  * straight from the object store, so no working tree (and no symlink) is ever created.
  */
+import { constants as fsConstants } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
-import { dirname, resolve, sep } from 'node:path';
+import { dirname, resolve } from 'node:path';
+import { CAP_REASONS, countByReason, planCaps } from '../safety/limits.js';
+import { isInside } from '../safety/paths.js';
 import { BINARY_SNIFF_BYTES, DEFAULT_MAX_FILE_BYTES, languageOf, skipReason } from './git-filter.js';
 import {
   githubMetadata,
@@ -35,8 +38,12 @@ export interface GitProbe {
   file_count: number;
   /** Exact when the blobs came along; GitHub's repository size (whole repo, no paths); else null. */
   total_bytes: number | null;
+  /** Present when the server sent no blobs: sizes, the size cap and binary content are known only at fetch time. */
+  sizes_unknown?: true;
   languages: { name: string; files: number; bytes: number | null }[];
   skipped: Record<string, number>;
+  /** Files the caps (maxFiles, maxTotalBytes) would leave out, by reason; also counted in `skipped`. */
+  capped?: Record<string, number>;
   description?: string;
   /** Requested paths that match nothing in the tree. */
   missing_paths?: string[];
@@ -44,6 +51,9 @@ export interface GitProbe {
 
 export interface ProbeOptions extends GitCallOptions {
   maxFileBytes?: number;
+  /** Room left in the topic: files and bytes (bytes are known only when the blobs came along). */
+  maxFiles?: number;
+  maxTotalBytes?: number;
   /** GitHub metadata lookup for github.com URLs; false turns it off. */
   github?: GithubMetaOptions | false;
 }
@@ -51,7 +61,14 @@ export interface ProbeOptions extends GitCallOptions {
 export interface FetchOptions extends GitCallOptions {
   maxFileBytes?: number;
   maxFiles?: number;
+  /** Bytes the kept files may add up to; files past it (in path order) are skipped as max_topic_bytes. */
+  maxTotalBytes?: number;
+  /** Never overwrite a file already in destDir (another source's): such paths are skipped as duplicate_path. */
+  keepExisting?: boolean;
 }
+
+/** Blobs are downloaded this many files at a time, so the caps stop the download, not just the write. */
+const FETCH_ROUND = 512;
 
 export interface GitFetchResult {
   commit: string;
@@ -101,6 +118,14 @@ export async function probeGitSource(src: GitSourceSpec, opts: ProbeOptions = {}
       kept = candidates.map((e) => ({ path: e.path, bytes: null }));
     }
     if (kept.length === 0) throw emptyFetch(src.url, paths, skipped);
+    // The caps, as the fetch will apply them: in path order, sizes known only when exact.
+    kept.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+    const plan = planCaps(kept, (f) => f.bytes, { max_file_bytes: Number.POSITIVE_INFINITY }, {
+      files: opts.maxFiles ?? Number.POSITIVE_INFINITY,
+      bytes: opts.maxTotalBytes ?? Number.POSITIVE_INFINITY,
+    });
+    for (const c of plan.skipped) skipped.push({ path: c.item.path, reason: c.reason });
+    kept = plan.kept;
 
     const meta = await ghMeta;
     let totalBytes: number | null = exact ? kept.reduce((n, f) => n + (f.bytes ?? 0), 0) : null;
@@ -118,6 +143,8 @@ export async function probeGitSource(src: GitSourceSpec, opts: ProbeOptions = {}
       languages: topLanguages(kept, exact),
       skipped: countReasons(skipped),
     };
+    if (plan.skipped.length > 0) probe.capped = countByReason(plan.skipped);
+    if (!exact) probe.sizes_unknown = true;
     if (meta?.description) probe.description = meta.description;
     if (missing.length > 0) probe.missing_paths = missing;
     return probe;
@@ -166,45 +193,91 @@ export async function fetchGitSource(src: GitSourceSpec, destDir: string, opts: 
     const { candidates, skipped, missing, sizes } = snap;
     for (const m of missing) skipped.push({ path: m, reason: 'not_found' });
     if (candidates.length === 0) throw emptyFetch(src.url, paths, skipped);
-    await completeBlobs(snap);
 
     const files: GitFetchResult['files'] = [];
-    const toRead: TreeEntry[] = [];
-    // Candidates are in path order, which decides what maxFiles keeps.
-    for (const e of candidates) {
-      const size = sizes.get(e.oid);
-      if (size === undefined) skipped.push({ path: e.path, reason: 'missing_blob' });
-      else if (size > maxFileBytes) skipped.push({ path: e.path, reason: 'too_large' });
-      else toRead.push(e);
-    }
-    for (const batch of batches(toRead, (e) => sizes.get(e.oid)!)) {
-      const blobs = await readBlobs(snap.dir, [...new Set(batch.map((e) => e.oid))], { timeoutMs: opts.timeoutMs }).catch((err) => {
-        throw gitError(err, 'FETCH_FAILED', 'git cat-file failed', src.url);
-      });
-      const writes: { dest: string; data: Buffer }[] = [];
-      for (const e of batch) {
-        const data = blobs.get(e.oid);
-        const reason = data ? skipReason(e.path, data.length, data.subarray(0, BINARY_SNIFF_BYTES), { maxFileBytes }) : 'missing_blob';
-        const dest = resolve(root, ...e.path.split('/'));
-        if (reason) skipped.push({ path: e.path, reason });
-        else if (files.length >= maxFiles) skipped.push({ path: e.path, reason: 'max_files' });
-        else if (!dest.startsWith(root + sep)) skipped.push({ path: e.path, reason: 'unsafe_path' });
-        else {
-          writes.push({ dest, data: data! });
-          files.push({ path: e.path, bytes: data!.length });
+    let bytesLeft = opts.maxTotalBytes ?? Number.POSITIVE_INFINITY;
+    // Set once a cap is reached: every later candidate (path order) is skipped with this reason.
+    let stopped: string | null = null;
+    let next = 0;
+    while (next < candidates.length && !stopped) {
+      // Download no more blobs than the file cap can still take (skipped ones make another round).
+      const round = candidates.slice(next, next + Math.max(1, Math.min(FETCH_ROUND, maxFiles - files.length)));
+      next += round.length;
+      await completeBlobs(snap, round);
+      const toRead: TreeEntry[] = [];
+      for (const e of round) {
+        const size = sizes.get(e.oid);
+        if (size === undefined) skipped.push({ path: e.path, reason: 'missing_blob' });
+        else if (size > maxFileBytes) skipped.push({ path: e.path, reason: 'too_large' });
+        else toRead.push(e);
+      }
+      for (const batch of batches(toRead, (e) => sizes.get(e.oid)!)) {
+        if (stopped) {
+          for (const e of batch) skipped.push({ path: e.path, reason: stopped });
+          continue;
+        }
+        const blobs = await readBlobs(snap.dir, [...new Set(batch.map((e) => e.oid))], { timeoutMs: opts.timeoutMs }).catch((err) => {
+          throw gitError(err, 'FETCH_FAILED', 'git cat-file failed', src.url);
+        });
+        const writes: { path: string; dest: string; data: Buffer }[] = [];
+        for (const e of batch) {
+          if (stopped) {
+            skipped.push({ path: e.path, reason: stopped });
+            continue;
+          }
+          const data = blobs.get(e.oid);
+          const reason = data ? skipReason(e.path, data.length, data.subarray(0, BINARY_SNIFF_BYTES), { maxFileBytes }) : 'missing_blob';
+          const dest = resolve(root, ...e.path.split('/'));
+          if (reason) skipped.push({ path: e.path, reason });
+          else if (!isInside(root, dest)) skipped.push({ path: e.path, reason: 'unsafe_path' });
+          else if (files.length >= maxFiles) skipped.push({ path: e.path, reason: (stopped = CAP_REASONS.max_files) });
+          else if (data!.length > bytesLeft) skipped.push({ path: e.path, reason: (stopped = CAP_REASONS.max_topic_bytes) });
+          else {
+            writes.push({ path: e.path, dest, data: data! });
+            bytesLeft -= data!.length;
+            files.push({ path: e.path, bytes: data!.length });
+          }
+        }
+        for (const failed of await writeAll(writes, opts.keepExisting ?? false)) {
+          const i = files.findIndex((f) => f.path === failed.path);
+          if (i >= 0) bytesLeft += files.splice(i, 1)[0]!.bytes;
+          skipped.push(failed);
         }
       }
-      await writeAll(writes);
+      if (!stopped && files.length >= maxFiles && next < candidates.length) stopped = CAP_REASONS.max_files;
     }
+    for (const e of candidates.slice(next)) skipped.push({ path: e.path, reason: stopped ?? CAP_REASONS.max_files });
     if (files.length === 0) throw emptyFetch(src.url, paths, skipped);
     return { commit: snap.commit, ref: state.resolved.ref, files, skipped };
   });
 }
 
-/** Writes files a few at a time: creating files is the slow part on most disks. */
-async function writeAll(writes: { dest: string; data: Buffer }[], parallel = 16): Promise<void> {
-  await Promise.all([...new Set(writes.map((w) => dirname(w.dest)))].map((d) => mkdir(d, { recursive: true })));
+/**
+ * Writes files a few at a time (creating files is the slow part on most disks), never through a
+ * link: O_NOFOLLOW on overwrite, and with `exclusive` only as new files (`wx`: never overwrites
+ * a file another source wrote first, or one that two tree paths name on this file system).
+ * Returns the files that could not be written, with a reason, instead of failing the whole
+ * fetch for one odd name.
+ */
+async function writeAll(writes: { path: string; dest: string; data: Buffer }[], exclusive: boolean, parallel = 16): Promise<Skipped[]> {
+  const flag = exclusive ? 'wx' : fsConstants.O_WRONLY | fsConstants.O_CREAT | fsConstants.O_TRUNC | fsConstants.O_NOFOLLOW;
+  const failed: Skipped[] = [];
+  const badDirs = new Set<string>();
+  await Promise.all([...new Set(writes.map((w) => dirname(w.dest)))].map((d) => mkdir(d, { recursive: true }).catch(() => badDirs.add(d))));
   for (let i = 0; i < writes.length; i += parallel) {
-    await Promise.all(writes.slice(i, i + parallel).map((w) => writeFile(w.dest, w.data)));
+    await Promise.all(
+      writes.slice(i, i + parallel).map(async (w) => {
+        if (badDirs.has(dirname(w.dest))) {
+          failed.push({ path: w.path, reason: 'unsafe_path' });
+          return;
+        }
+        try {
+          await writeFile(w.dest, w.data, { flag });
+        } catch (err) {
+          failed.push({ path: w.path, reason: (err as NodeJS.ErrnoException).code === 'EEXIST' ? 'duplicate_path' : 'unsafe_path' });
+        }
+      }),
+    );
   }
+  return failed;
 }

@@ -65,7 +65,7 @@ export function hasDescendantTag(el: HTMLElement, tags: ReadonlySet<string>): bo
  * Text of a subtree with entities decoded. `<br>` becomes a newline; with `blocks`, block
  * element boundaries become newlines too (used when a deep subtree is collapsed to text).
  */
-export function textOf(root: HTMLElement, blocks = false): string {
+export function textOf(root: HTMLElement, blocks = false, skipTags?: ReadonlySet<string>): string {
   const parts: string[] = [];
   // Items are nodes to visit or literal strings to emit after a block element's children.
   const stack: (Node | string)[] = [root];
@@ -81,6 +81,7 @@ export function textOf(root: HTMLElement, blocks = false): string {
     }
     if (!isElement(item)) continue;
     const tag = tagOf(item);
+    if (skipTags?.has(tag) && item !== root) continue;
     if (tag === 'br') {
       parts.push('\n');
       continue;

@@ -21,11 +21,14 @@ import {
   textOf,
   textWeight,
 } from './html-dom.js';
+import { collectHiddenTexts, isHidden } from './html-hidden.js';
 import { splitForConversion } from './html-segments.js';
 
 export interface HtmlConversion {
   markdown: string;
   title?: string;
+  /** Texts the page hides from people (see html-hidden.ts), for the injection checks. */
+  hidden?: string[];
 }
 
 /** Far below the ~1,000 levels where node-html-markdown's recursion overflowed (measured). */
@@ -85,6 +88,8 @@ export function htmlToMarkdown(html: string, baseUrl?: string): HtmlConversion {
   const base = baseFor(root, baseUrl);
   const body = findFirst(root, (el) => tagOf(el) === 'body') ?? root;
 
+  // Before the hidden elements are dropped: what a page hides is looked at, not kept.
+  const hidden = collectHiddenTexts(allElements(body));
   removeBoilerplate(body);
   const content = chooseContent(body);
   unwrapHighlightTables(content);
@@ -106,7 +111,7 @@ export function htmlToMarkdown(html: string, baseUrl?: string): HtmlConversion {
   let markdown = collapseBlankLines(converted).trim();
   if (!hasH1 && title) markdown = markdown ? `# ${title}\n\n${markdown}` : `# ${title}`;
   if (markdown !== '') markdown += '\n';
-  return title ? { markdown, title } : { markdown };
+  return { markdown, ...(title ? { title } : {}), ...(hidden.length > 0 ? { hidden } : {}) };
 }
 
 function pageTitle(root: HTMLElement): string | undefined {
@@ -139,13 +144,6 @@ function baseFor(root: HTMLElement, baseUrl?: string): URL | undefined {
     }
   }
   return base;
-}
-
-function isHidden(el: HTMLElement): boolean {
-  if (el.hasAttribute('hidden')) return true;
-  if ((el.getAttribute('aria-hidden') ?? '').toLowerCase() === 'true') return true;
-  const style = el.getAttribute('style');
-  return style !== undefined && /display\s*:\s*none|visibility\s*:\s*hidden/i.test(style);
 }
 
 function isChrome(el: HTMLElement): boolean {

@@ -148,6 +148,8 @@ function fileNameOf(url: string): string {
 export interface StoredBody {
   markdown: string;
   title?: string;
+  /** HTML only: texts the page hides from people, for the injection checks. */
+  hidden?: string[];
 }
 
 /**

@@ -51,6 +51,33 @@ export function validateWebUrl(url: string): URL {
   return parsed;
 }
 
+/**
+ * Loopback, private, link-local and unspecified addresses, by name or literal IP (names are not
+ * resolved). Cloud metadata endpoints (169.254.169.254, fd00:ec2::254) fall in here too.
+ */
+export function isPrivateHost(hostname: string): boolean {
+  const h = hostname.toLowerCase().replace(/^\[|\]$/g, '').replace(/\.$/, '');
+  if (h === 'localhost' || h.endsWith('.localhost') || h === '0.0.0.0' || h === '::' || h === '::1') return true;
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/.exec(h)?.[1];
+  const v4 = /^(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(mapped ?? h);
+  if (v4) {
+    const [a, b] = [Number(v4[1]), Number(v4[2])];
+    return a === 0 || a === 10 || a === 127 || (a === 169 && b === 254) || (a === 172 && b >= 16 && b <= 31) || (a === 192 && b === 168) || (a === 100 && b >= 64 && b <= 127);
+  }
+  if (/^::ffff:[0-9a-f]{1,4}:[0-9a-f]{1,4}$/.test(h)) return true; // mapped IPv4 in hex form: refuse rather than decode
+  return /^(?:fc|fd)[0-9a-f]{0,2}:/.test(h) || /^fe[89ab][0-9a-f]?:/.test(h);
+}
+
+/**
+ * Why a redirect from `from` to `to` must not be followed, or null. A page on a public host may
+ * not send us to the machine itself or its private network (the page is the open internet; the
+ * operator approved that URL, not whatever it points to); a page that already is private may.
+ */
+export function redirectProblem(from: URL, to: URL): string | null {
+  if (!isPrivateHost(from.hostname) && isPrivateHost(to.hostname)) return `a public page may not redirect to a private or local address (${to.host})`;
+  return null;
+}
+
 function shortHash(text: string): string {
   return createHash('sha256').update(text).digest('hex').slice(0, 8);
 }

@@ -7,7 +7,7 @@
  */
 import { TkomaError } from '../errors.js';
 import { bodyToMarkdown, classifyBody, decodeBody, parseContentType } from './web-content.js';
-import { urlSlug, validateWebUrl } from './web-url.js';
+import { redirectProblem, urlSlug, validateWebUrl } from './web-url.js';
 
 export { urlSlug, validateWebUrl } from './web-url.js';
 
@@ -20,6 +20,8 @@ export interface WebPage {
   title?: string;
   bytes: number; // body bytes received
   fetched_at: string; // ISO 8601
+  /** Texts the page hid from people (display:none, aria-hidden, white on white…), for the injection checks. */
+  hidden_text?: string[];
 }
 
 export interface FetchWebOptions {
@@ -74,6 +76,8 @@ async function requestFollowing(start: URL, init: RequestInit): Promise<Followed
     let next: URL;
     try {
       next = validateWebUrl(new URL(location, current).href);
+      const problem = redirectProblem(current, next);
+      if (problem) throw new TkomaError('INVALID_URL', problem, { url: next.href });
     } catch (err) {
       const reason = err instanceof TkomaError ? err.message : String(err);
       throw new TkomaError('FETCH_FAILED', `${current.href} redirected to a URL that is not allowed: ${location}`, {
@@ -195,6 +199,7 @@ export async function fetchWebPage(url: string, opts: FetchWebOptions = {}): Pro
       fetched_at: new Date().toISOString(),
     };
     if (stored.title !== undefined) page.title = stored.title;
+    if (stored.hidden && stored.hidden.length > 0) page.hidden_text = stored.hidden;
     return page;
   } catch (err) {
     throw networkError(err, requested.href, timedOut, timeoutMs);

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { parse as parseToml, stringify as stringifyToml } from 'smol-toml';
 
 import { TkomaError } from '../errors.js';
+import { type LimitsOverride, parseLimits } from '../safety/limits.js';
 
 export const CONFIG_FILE = 'tkoma-ref.toml';
 
@@ -25,6 +26,11 @@ export interface RootConfig {
     /** Full reconciliation interval of `tkoma-ref watch`, in seconds. */
     reconcile_seconds: number;
   };
+  /**
+   * `[limits]`: caps on what one topic may hold (max_files, max_file_bytes, max_topic_bytes).
+   * Only the keys the file sets; src/lib/safety/limits.ts has the defaults.
+   */
+  limits?: LimitsOverride;
 }
 
 export const DEFAULT_CONFIG: RootConfig = {
@@ -52,6 +58,14 @@ export async function readConfig(root: string): Promise<RootConfig> {
   }
   const emb = (data.embedding ?? {}) as Record<string, unknown>;
   const watch = (data.watch ?? {}) as Record<string, unknown>;
+  let limits: LimitsOverride | undefined;
+  try {
+    limits = parseLimits(data.limits, 'limits');
+  } catch (err) {
+    // Point at the file and line, like any other hand-broken setting.
+    const line = Math.max(1, text.split('\n').findIndex((l) => /^\s*\[\s*limits\s*\]/.test(l)) + 1);
+    throw new TkomaError('MALFORMED_TOPIC', `${CONFIG_FILE}:${line}: ${(err as Error).message}`, { file: CONFIG_FILE, line });
+  }
   return {
     embedding: {
       provider: typeof emb.provider === 'string' ? emb.provider : 'auto',
@@ -63,6 +77,7 @@ export async function readConfig(root: string): Promise<RootConfig> {
       reconcile_seconds:
         typeof watch.reconcile_seconds === 'number' && watch.reconcile_seconds > 0 ? watch.reconcile_seconds : DEFAULT_CONFIG.watch.reconcile_seconds,
     },
+    ...(limits && Object.keys(limits).length > 0 ? { limits } : {}),
   };
 }
 

@@ -9,6 +9,7 @@ import { isAbsolute, join, posix, relative, resolve, sep } from 'node:path';
 
 import type { Role } from '../chunking/types.js';
 import { TkomaError } from '../errors.js';
+import { isSafeRelPath } from '../safety/paths.js';
 import { parseTopicMd, serializeTopicMd } from './frontmatter.js';
 import { isValidTopicId, type TopicFront } from './model.js';
 import { referencesDir } from './root.js';
@@ -28,6 +29,17 @@ export interface FileRecord {
   fetched_at: string;
   /** git sources: the commit the file was read at. */
   commit?: string;
+  /**
+   * Possible prompt injection or hidden text found at fetch time (src/lib/safety/injection.ts),
+   * bounded. `line` is 1-based in this file; 0 means the file as a whole (e.g. hidden HTML text).
+   */
+  flags?: FileFlag[];
+}
+
+export interface FileFlag {
+  kind: string;
+  line: number;
+  excerpt: string;
 }
 
 export interface LoadedTopic {
@@ -118,7 +130,9 @@ export async function readManifest(dir: string): Promise<FileRecord[]> {
   for (const line of text.split('\n')) {
     if (!line.trim()) continue;
     try {
-      out.push(JSON.parse(line) as FileRecord);
+      const rec = JSON.parse(line) as FileRecord;
+      // Paths here drive deletes and copies on refresh: one that could leave the folder is dropped.
+      if (rec && typeof rec === 'object' && typeof rec.path === 'string' && isSafeRelPath(rec.path)) out.push(rec);
     } catch {
       // A hand-damaged line loses only that file's metadata; the file itself is still indexed.
     }
@@ -143,7 +157,8 @@ export function resolveTopicPath(dir: string, userPath: string): { rel: string; 
   if (isAbsolute(userPath) || userPath.startsWith('/')) throw bad('must be relative to the topic folder');
   const rel = posix.normalize(userPath).replace(/^\.\/+/, '');
   if (rel === '.' || rel.split('/').includes('..')) throw bad('must stay inside the topic folder');
-  if (rel === MANIFEST_FILE) throw bad('is tkoma-ref metadata, not a reference file');
+  // Case-folded: on case-insensitive file systems `.TKOMA-FILES.JSONL` is the manifest too.
+  if (rel.toLowerCase() === MANIFEST_FILE) throw bad('is tkoma-ref metadata, not a reference file');
   const abs = resolve(dir, rel);
   if (!abs.startsWith(resolve(dir) + sep)) throw bad('must stay inside the topic folder');
   return { rel, abs };

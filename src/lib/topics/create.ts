@@ -3,21 +3,23 @@
  * the request; phase 2 (token or --yes) fetches into a staging folder inside the root, writes
  * topic.md and the file manifest, moves the folder into place, commits once, and indexes.
  */
-import { randomBytes } from 'node:crypto';
+import { existsSync, readdirSync } from 'node:fs';
 import { mkdir, rename, rm } from 'node:fs/promises';
-import { join, relative } from 'node:path';
+import { join } from 'node:path';
 
 import { approvalLine, canonicalRequest, issueToken, verifyToken } from '../approval.js';
 import { TkomaError } from '../errors.js';
-import { type CommitAuthor, commitAll, discardChanges } from '../kgit.js';
+import type { CommitAuthor } from '../kgit.js';
+import { crashPoint, runMutation, stagingPath } from '../mutation.js';
 import type { Progress } from '../progress.js';
 import { type GitProbe, probeGitSource } from '../sources/git.js';
 import { repoDisplayName } from '../sources/git-url.js';
 import { probeWebSource } from '../sources/web.js';
 import type { TopicFront } from '../store/model.js';
-import { stateDir } from '../store/root.js';
 import { topicDir, topicExists, writeManifest, writeTopic } from '../store/topics.js';
-import { fetchSources, type FetchLimits, type SkippedFile } from './fetch.js';
+import { type Budget, CAP_REASONS, effectiveLimits, type Limits } from '../safety/limits.js';
+import { untrustedSummary, withUntrustedWarnings } from '../safety/warnings.js';
+import { budgetFor, capsNoteForPage, capsNoteForRepo, capsPreview, fetchSources, type FetchLimits, resolveLimits, type SkippedFile } from './fetch.js';
 import { indexTopics } from './indexing.js';
 import type { CreateRequest, SourceRequest } from './request.js';
 import { approvalSummary, formatCount, shortSha } from './summary.js';
@@ -34,6 +36,10 @@ export interface SourceDetails {
   total_bytes?: number | null;
   languages?: { name: string; files: number; bytes: number | null }[];
   skipped?: Record<string, number>;
+  /** Files the topic's caps would leave out of this source, by reason (max_files, max_topic_bytes, too_large). */
+  capped?: Record<string, number>;
+  /** What the probe cannot tell about the caps (sizes unknown before the fetch, a page too large). */
+  caps_note?: string;
   description?: string;
   reachable?: boolean;
   status?: number;
@@ -53,6 +59,9 @@ export interface ApprovalRequired {
   token: string;
   expires_at: string;
   hint: string;
+  /** The caps the fetch will apply, and what they would leave out as far as the probes can tell. */
+  limits: Limits;
+  caps: { would_skip: Record<string, number>; notes: string[] };
 }
 
 export interface CreateResult {
@@ -66,6 +75,9 @@ export interface CreateResult {
   skipped: { count: number; by_reason: Record<string, number>; sample: SkippedFile[] };
   warnings: string[];
   vector_search: { available: boolean; embedder?: string; reason?: string };
+  limits: Limits;
+  /** Files with possible prompt injection or hidden text (details in `topic show`). */
+  untrusted: { files: number; by_kind: Record<string, number> };
 }
 
 export interface CreateOptions {
@@ -77,12 +89,19 @@ export interface CreateOptions {
   progress: Progress;
 }
 
-async function probeSource(src: SourceRequest): Promise<SourceDetails> {
+/** Probes one source within the topic's remaining budget, which it reduces by what would be kept. */
+async function probeSource(src: SourceRequest, limits: FetchLimits, budget: Budget): Promise<SourceDetails> {
   if (src.type === 'web') {
     const p = await probeWebSource(src.url);
-    return { ...p, type: 'web', url: src.url, display_name: src.url, file_count: 1 };
+    const full = budget.files <= 0 ? CAP_REASONS.max_files : null;
+    budget.files -= 1;
+    const note = capsNoteForPage(p.bytes, limits);
+    return { ...p, type: 'web', url: src.url, display_name: src.url, file_count: 1, ...(full ? { capped: { [full]: 1 } } : {}), ...(note ? { caps_note: note } : {}) };
   }
-  const p: GitProbe = await probeGitSource(src);
+  const p: GitProbe = await probeGitSource(src, { maxFileBytes: limits.maxFileBytes, maxFiles: Math.max(0, budget.files), maxTotalBytes: Math.max(0, budget.bytes) });
+  budget.files -= p.file_count;
+  if (!p.sizes_unknown && p.total_bytes !== null) budget.bytes -= p.total_bytes;
+  const capped = { ...(p.skipped.too_large ? { too_large: p.skipped.too_large } : {}), ...p.capped };
   return {
     type: 'git',
     url: src.url,
@@ -95,6 +114,8 @@ async function probeSource(src: SourceRequest): Promise<SourceDetails> {
     total_bytes: p.total_bytes,
     languages: p.languages,
     skipped: p.skipped,
+    ...(Object.keys(capped).length > 0 ? { capped } : {}),
+    ...(p.sizes_unknown ? { caps_note: capsNoteForRepo(p.total_bytes, limits) } : {}),
     ...(p.description ? { description: p.description } : {}),
   };
 }
@@ -107,18 +128,21 @@ function assertNew(root: string, id: string): void {
 
 export async function createTopic(root: string, req: CreateRequest, opts: CreateOptions): Promise<ApprovalRequired | CreateResult> {
   assertNew(root, req.topic_id);
-  const canonical = canonicalRequest(req);
+  // Caps change what is fetched, so a token binds them when the request sets any.
+  const canonical = canonicalRequest(req) + (req.limits ? `\nlimits ${JSON.stringify(effectiveLimits(req.limits))}` : '');
   if (opts.approve) await verifyToken(root, canonical, opts.approve);
-  else if (!opts.yes) return phaseOne(root, req, canonical, opts.progress);
+  else if (!opts.yes) return phaseOne(root, req, canonical, opts.progress, opts.limits);
   return phaseTwo(root, req, opts);
 }
 
-async function phaseOne(root: string, req: CreateRequest, canonical: string, progress: Progress): Promise<ApprovalRequired> {
+async function phaseOne(root: string, req: CreateRequest, canonical: string, progress: Progress, explicit?: FetchLimits): Promise<ApprovalRequired> {
+  const { limits, fetch } = await resolveLimits(root, req.limits, explicit);
+  const budget = budgetFor(fetch);
   const details = await progress.task('Gather source metadata', async (update) => {
     const out: SourceDetails[] = [];
     for (const s of req.sources) {
       update(s.url);
-      out.push(await probeSource(s));
+      out.push(await probeSource(s, fetch, budget));
     }
     return out;
   });
@@ -135,6 +159,8 @@ async function phaseOne(root: string, req: CreateRequest, canonical: string, pro
     token,
     expires_at,
     hint: 'ask the operator; on approval run the same request again with --approve <token>; if denied, retry with `paths` (README.md, docs/, examples/)',
+    limits,
+    caps: capsPreview(details),
   };
 }
 
@@ -146,12 +172,13 @@ function commitMessage(req: CreateRequest, fileCount: number, fetched: { source:
 }
 
 async function phaseTwo(root: string, req: CreateRequest, opts: CreateOptions): Promise<CreateResult> {
-  const staging = join(stateDir(root), 'staging', `${req.topic_id}.${randomBytes(4).toString('hex')}`);
+  // Fetching can take minutes: it happens in a staging folder of this process, without the lock.
+  const staging = stagingPath(root, req.topic_id);
   await mkdir(staging, { recursive: true });
   const finalDir = topicDir(root, req.topic_id);
-  let moved = false;
   try {
-    const fetched = await fetchSources(req.sources, staging, opts.progress, opts.limits);
+    const { limits, fetch } = await resolveLimits(root, req.limits, opts.limits);
+    const fetched = await fetchSources(req.sources, staging, opts.progress, fetch);
     const ok = fetched.filter((f) => f.ok);
     if (ok.length === 0) {
       throw new TkomaError('SOURCE_UNREACHABLE', `every source failed: ${fetched.map((f) => `${f.source.url}: ${f.error?.message}`).join('; ')}`, {
@@ -176,18 +203,27 @@ async function phaseTwo(root: string, req: CreateRequest, opts: CreateOptions): 
       ...(opts.author.ghost || opts.author.model ? { created_by: { ...opts.author } } : {}),
       sources: fetched.map((f) => f.source),
     };
-    await writeTopic(staging, front, req.body);
+    await writeTopic(staging, front, withUntrustedWarnings(req.body, records));
     await writeManifest(staging, records);
-    await mkdir(join(root, 'references'), { recursive: true });
-    assertNew(root, req.topic_id);
-    await rename(staging, finalDir);
-    moved = true;
-    const commit = await opts.progress.task('Commit', async () => {
-      const sha = await commitAll(root, commitMessage(req, records.length, ok), opts.author, [relative(root, finalDir)]);
-      if (!sha) throw new TkomaError('INTERNAL', 'nothing was committed');
-      return sha;
-    });
-    moved = false; // committed: from here on a failure must not take the topic back out
+    crashPoint('create:fetched');
+    // Under the write lock: the complete folder appears with one rename and is committed; a crash
+    // or failure before the commit takes it back out (runMutation).
+    const { commit } = await opts.progress.task('Commit', () =>
+      runMutation(root, { op: 'create', topicId: req.topic_id, author: opts.author }, async (m) => {
+        assertNew(root, req.topic_id); // a parallel create of the same id may have won
+        if (existsSync(finalDir) && readdirSync(finalDir).length > 0) {
+          throw new TkomaError('TOPIC_EXISTS', `references/${req.topic_id} already exists (without topic.md): move it away or give another \`topic_id\``, {
+            topic_id: req.topic_id,
+          });
+        }
+        m.begin();
+        await mkdir(join(root, 'references'), { recursive: true });
+        await rename(staging, finalDir);
+        crashPoint('create:moved');
+        return { message: commitMessage(req, records.length, ok), value: null };
+      }),
+    );
+    if (!commit) throw new TkomaError('INTERNAL', 'nothing was committed');
 
     const indexed = await indexTopics(root, [req.topic_id], { embedderFlag: opts.embedderFlag, progress: opts.progress, author: opts.author });
     const skipped = fetched.flatMap((f) => f.skipped);
@@ -213,14 +249,9 @@ async function phaseTwo(root: string, req: CreateRequest, opts: CreateOptions): 
       skipped: { count: skipped.length, by_reason: byReason, sample: skipped.slice(0, 20) },
       warnings: [...fetched.filter((f) => !f.ok).map((f) => `${f.source.url}: ${f.error?.message}`), ...indexed.warnings],
       vector_search: indexed.vector_search,
+      limits,
+      untrusted: untrustedSummary(records),
     };
-  } catch (err) {
-    if (moved) {
-      // Commit failed after the move: take the folder back out so no uncommitted topic remains.
-      await discardChanges(root, [relative(root, finalDir)]);
-      await rm(finalDir, { recursive: true, force: true });
-    }
-    throw err;
   } finally {
     await rm(staging, { recursive: true, force: true });
   }

@@ -9,14 +9,18 @@ import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
 import { roleForPath } from '../chunking/index.js';
-import { asTkomaError } from '../errors.js';
+import { asTkomaError, TkomaError } from '../errors.js';
 import type { Progress } from '../progress.js';
+import { DEFAULT_MAX_FINDINGS, detectHiddenText, detectInjection } from '../safety/injection.js';
+import { type Budget, CAP_REASONS, DEFAULT_LIMITS, effectiveLimits, type Limits, type LimitsOverride } from '../safety/limits.js';
 import { fetchGitSource } from '../sources/git.js';
 import { repoDisplayName } from '../sources/git-url.js';
-import { fetchWebPage } from '../sources/web.js';
+import { DEFAULT_MAX_BYTES as DEFAULT_WEB_MAX_BYTES, fetchWebPage } from '../sources/web.js';
+import { readConfig } from '../store/config.js';
 import type { TopicSource } from '../store/model.js';
-import { type FileRecord, RESERVED_NAMES } from '../store/topics.js';
+import { type FileFlag, type FileRecord, RESERVED_NAMES } from '../store/topics.js';
 import type { SourceRequest } from './request.js';
+import { formatBytes, mergeCounts } from './summary.js';
 
 export interface SkippedFile {
   path: string;
@@ -34,8 +38,68 @@ export interface FetchedSource {
 export interface FetchLimits {
   maxFileBytes?: number;
   maxFiles?: number;
+  /** Bytes all kept files of the topic may add up to. */
+  maxTopicBytes?: number;
   webTimeoutMs?: number;
   webMaxBytes?: number;
+}
+
+/**
+ * The caps for a fetch: defaults, `[limits]` in tkoma-ref.toml, the request's `limits`; an
+ * explicit FetchLimits from a programmatic caller (tests) wins over all three.
+ */
+export async function resolveLimits(root: string, request?: LimitsOverride, explicit: FetchLimits = {}): Promise<{ limits: Limits; fetch: FetchLimits }> {
+  const limits = effectiveLimits((await readConfig(root)).limits, request, {
+    ...(explicit.maxFiles !== undefined ? { max_files: explicit.maxFiles } : {}),
+    ...(explicit.maxFileBytes !== undefined ? { max_file_bytes: explicit.maxFileBytes } : {}),
+    ...(explicit.maxTopicBytes !== undefined ? { max_topic_bytes: explicit.maxTopicBytes } : {}),
+  });
+  return {
+    limits,
+    fetch: { ...explicit, maxFiles: limits.max_files, maxFileBytes: limits.max_file_bytes, maxTopicBytes: limits.max_topic_bytes },
+  };
+}
+
+/** Budget of a whole topic from FetchLimits (unset caps are unlimited). */
+export function budgetFor(limits: FetchLimits): Budget {
+  return { files: limits.maxFiles ?? Number.POSITIVE_INFINITY, bytes: limits.maxTopicBytes ?? Number.POSITIVE_INFINITY };
+}
+
+/** Why a git probe cannot tell the caps' effect: the server sent no blobs, so no sizes. */
+export function capsNoteForRepo(totalBytes: number | null, limits: FetchLimits): string {
+  const cap = limits.maxTopicBytes ?? Number.POSITIVE_INFINITY;
+  const over = totalBytes !== null && totalBytes > cap;
+  return (
+    `sizes are known only at fetch time: files over max_file_bytes (${formatBytes(limits.maxFileBytes ?? DEFAULT_LIMITS.max_file_bytes)}) ` +
+    `and past max_topic_bytes (${formatBytes(cap === Number.POSITIVE_INFINITY ? DEFAULT_LIMITS.max_topic_bytes : cap)}) will be skipped then` +
+    (over ? `; the repository (${formatBytes(totalBytes)} with history) is larger than max_topic_bytes` : '')
+  );
+}
+
+/** A page whose declared size is over the download cap will be refused; under it, nothing to say. */
+export function capsNoteForPage(bytes: number | undefined, limits: FetchLimits): string | undefined {
+  const max = limits.webMaxBytes ?? DEFAULT_WEB_MAX_BYTES;
+  if (bytes !== undefined && bytes > max) return `the page is ${formatBytes(bytes)}, over the ${formatBytes(max)} download cap: it will be refused`;
+  return undefined;
+}
+
+/** The approval answer's view of the caps: files they would leave out, and what is not known yet. */
+export function capsPreview(details: readonly { capped?: Record<string, number>; caps_note?: string; display_name: string }[]): { would_skip: Record<string, number>; notes: string[] } {
+  return {
+    would_skip: mergeCounts(details.map((d) => d.capped)),
+    notes: details.filter((d) => d.caps_note).map((d) => `${d.display_name}: ${d.caps_note}`),
+  };
+}
+
+/** Injection findings for one fetched file, bounded (see src/lib/safety/injection.ts). */
+export function flagsFor(data: Buffer, hiddenText?: readonly string[]): FileFlag[] {
+  const findings = [...(hiddenText ? detectHiddenText(hiddenText) : []), ...detectInjection(data.toString('utf8'))];
+  return findings.slice(0, DEFAULT_MAX_FINDINGS);
+}
+
+/** topic.md and the manifest, compared case-folded: on case-insensitive disks `Topic.md` is topic.md. */
+function isReserved(rel: string): boolean {
+  return RESERVED_NAMES.has(rel.toLowerCase());
 }
 
 /**
@@ -60,8 +124,9 @@ export function sha256(data: Buffer | string): string {
   return createHash('sha256').update(data).digest('hex');
 }
 
-async function recordFor(dir: string, rel: string, sourceUrl: string, fetchedAt: string, commit?: string): Promise<FileRecord> {
+async function recordFor(dir: string, rel: string, sourceUrl: string, fetchedAt: string, commit?: string, hiddenText?: readonly string[]): Promise<FileRecord> {
   const data = await readFile(join(dir, rel));
+  const flags = flagsFor(data, hiddenText);
   return {
     path: rel,
     source_url: sourceUrl,
@@ -70,24 +135,50 @@ async function recordFor(dir: string, rel: string, sourceUrl: string, fetchedAt:
     sha256: sha256(data),
     fetched_at: fetchedAt,
     ...(commit ? { commit } : {}),
+    ...(flags.length > 0 ? { flags } : {}),
   };
 }
 
-export async function fetchOneSource(src: SourceRequest, prefix: string, destDir: string, limits: FetchLimits, update: (m: string) => void): Promise<FetchedSource> {
+function capError(message: string, details: Record<string, unknown>): TkomaError {
+  return new TkomaError('FETCH_FAILED', message, details);
+}
+
+/**
+ * Fetches one source into destDir. `budget` is the room left in the topic (files, bytes); it is
+ * reduced by what this source keeps. Files past a cap are reported in `skipped` with the cap's
+ * reason (too_large, max_files, max_topic_bytes).
+ */
+export async function fetchOneSource(
+  src: SourceRequest,
+  prefix: string,
+  destDir: string,
+  limits: FetchLimits,
+  update: (m: string) => void,
+  budget: Budget = budgetFor(limits),
+): Promise<FetchedSource> {
   const fetchedAt = new Date().toISOString();
   const out: FetchedSource = { source: { ...src }, ok: false, files: [], skipped: [] };
   try {
     if (src.type === 'git') {
       const target = prefix ? join(destDir, prefix) : destDir;
+      if (budget.files <= 0 || budget.bytes <= 0) {
+        const reason = budget.files <= 0 ? CAP_REASONS.max_files : CAP_REASONS.max_topic_bytes;
+        throw capError(`the topic is full (${reason}): nothing fetched from ${repoDisplayName(src.url)}`, { reason });
+      }
       await mkdir(target, { recursive: true });
       update(`cloning ${repoDisplayName(src.url)}${src.ref ? `@${src.ref}` : ''}`);
-      const res = await fetchGitSource(src, target, { maxFileBytes: limits.maxFileBytes, maxFiles: limits.maxFiles });
+      const res = await fetchGitSource(src, target, {
+        maxFileBytes: limits.maxFileBytes,
+        maxFiles: budget.files,
+        maxTotalBytes: budget.bytes,
+        keepExisting: true,
+      });
       out.source.commit = res.commit;
       if (!src.ref) out.source.ref = res.ref;
       out.skipped.push(...res.skipped.map((s) => ({ path: prefix ? `${prefix}/${s.path}` : s.path, reason: s.reason })));
       for (const f of res.files) {
         const rel = prefix ? `${prefix}/${f.path}` : f.path;
-        if (RESERVED_NAMES.has(rel)) {
+        if (isReserved(rel)) {
           await rm(join(destDir, rel), { force: true });
           out.skipped.push({ path: rel, reason: 'reserved_name' });
           continue;
@@ -98,28 +189,47 @@ export async function fetchOneSource(src: SourceRequest, prefix: string, destDir
       update(`fetching ${src.url}`);
       const page = await fetchWebPage(src.url, { timeoutMs: limits.webTimeoutMs, maxBytes: limits.webMaxBytes });
       let name = page.file_name;
-      for (let n = 2; RESERVED_NAMES.has(name) || existsSync(join(destDir, name)); n++) name = page.file_name.replace(/\.md$/, `-${n}.md`);
+      for (let n = 2; isReserved(name) || existsSync(join(destDir, name)); n++) name = page.file_name.replace(/\.md$/, `-${n}.md`);
+      const bytes = Buffer.byteLength(page.markdown);
+      const reason =
+        limits.maxFileBytes !== undefined && bytes > limits.maxFileBytes
+          ? CAP_REASONS.max_file_bytes
+          : budget.files <= 0
+            ? CAP_REASONS.max_files
+            : bytes > budget.bytes
+              ? CAP_REASONS.max_topic_bytes
+              : null;
+      if (reason) {
+        out.skipped.push({ path: name, reason });
+        throw capError(`${src.url}: the page (${bytes} bytes as markdown) is over the topic's caps (${reason})`, { reason, bytes });
+      }
       await mkdir(destDir, { recursive: true });
-      await writeFile(join(destDir, name), page.markdown);
+      await writeFile(join(destDir, name), page.markdown, { flag: 'wx' });
       if (page.final_url !== src.url) out.source.final_url = page.final_url;
-      out.files.push({ ...(await recordFor(destDir, name, src.url, page.fetched_at)), role: 'docs' });
+      out.files.push({ ...(await recordFor(destDir, name, src.url, page.fetched_at, undefined, page.hidden_text)), role: 'docs' });
     }
     out.ok = true;
   } catch (err) {
     const e = asTkomaError(err);
     out.error = { code: e.code, message: e.message };
   }
+  budget.files -= out.files.length;
+  budget.bytes -= out.files.reduce((n, f) => n + f.bytes, 0);
   return out;
 }
 
-/** Fetches every source in order (git clones are CPU and disk heavy; two cores gain little). */
+/**
+ * Fetches every source in order (git clones are CPU and disk heavy; two cores gain little),
+ * sharing one budget: the caps hold for the topic, not per source.
+ */
 export async function fetchSources(sources: SourceRequest[], destDir: string, progress: Progress, limits: FetchLimits = {}): Promise<FetchedSource[]> {
   const prefixes = sourcePrefixes(sources);
+  const budget = budgetFor(limits);
   const results: FetchedSource[] = [];
   for (let i = 0; i < sources.length; i++) {
     const src = sources[i];
     const label = src.type === 'git' ? `Fetch ${repoDisplayName(src.url)}` : `Fetch ${src.url}`;
-    const res = await progress.task(label, (update) => fetchOneSource(src, prefixes[i], destDir, limits, update));
+    const res = await progress.task(label, (update) => fetchOneSource(src, prefixes[i], destDir, limits, update, budget));
     if (!res.ok) progress.warn(`${src.url}: ${res.error?.message}`);
     results.push(res);
   }

@@ -1,25 +1,17 @@
-/** Topic mutations that fetch nothing: update, file status, delete. Each is one commit. */
+/**
+ * Topic mutations that fetch nothing: update, file status, delete. Each is one commit, made under
+ * the write lock from the topic as it is at that moment (runMutation), so parallel callers never
+ * overwrite each other and a crash never leaves half a change.
+ */
 import { existsSync } from 'node:fs';
-import { rm } from 'node:fs/promises';
-import { relative } from 'node:path';
+import { rename } from 'node:fs/promises';
 
 import { TkomaError } from '../errors.js';
-import { type CommitAuthor, commitAll, discardChanges } from '../kgit.js';
-import { withFileWarnings } from '../store/model.js';
+import type { CommitAuthor } from '../kgit.js';
+import { runMutation, stagingPath } from '../mutation.js';
+import { type TopicFront, withFileWarnings } from '../store/model.js';
 import { readTopic, resolveTopicPath, TOPIC_FILE, topicDir, writeTopic } from '../store/topics.js';
 import type { FileStatusRequest, UpdateRequest } from './request.js';
-
-/** Runs `write`, then commits the topic folder; on any failure the folder is restored from git. */
-async function commitTopicChange(root: string, id: string, message: string, author: CommitAuthor, write: () => Promise<void>): Promise<string | null> {
-  const rel = relative(root, topicDir(root, id));
-  try {
-    await write();
-    return await commitAll(root, message, author, [rel]);
-  } catch (err) {
-    await discardChanges(root, [rel]);
-    throw err;
-  }
-}
 
 export interface UpdateResult {
   topic_id: string;
@@ -31,7 +23,20 @@ export interface UpdateResult {
 }
 
 export async function updateTopic(root: string, req: UpdateRequest, author: CommitAuthor): Promise<UpdateResult> {
-  const { front, body, dir } = await readTopic(root, req.topic_id);
+  const { value: v, commit } = await runMutation(root, { op: 'update', topicId: req.topic_id, author }, async (m) => {
+    const { front, body, dir } = await readTopic(root, req.topic_id);
+    const { message, newBody, result } = planUpdate(req, front, body);
+    if (message !== null) {
+      m.begin();
+      await writeTopic(dir, front, newBody);
+    }
+    return { message, value: result };
+  });
+  return { topic_id: v.topic_id, changed: v.changed, commit, status: v.status, max_age_days: v.max_age_days, tags: v.tags };
+}
+
+/** Applies the request to `front` (in place); pure apart from that. */
+function planUpdate(req: UpdateRequest, front: TopicFront, body: string): { message: string | null; newBody: string; result: Omit<UpdateResult, 'commit'> } {
   const changed: string[] = [];
   const describe: string[] = [];
   if (req.status !== undefined && req.status !== front.status) {
@@ -68,11 +73,11 @@ export async function updateTopic(root: string, req: UpdateRequest, author: Comm
       changed.push('body');
     }
   }
-  let commit: string | null = null;
-  if (changed.length > 0) {
-    commit = await commitTopicChange(root, front.id, `update topic ${front.id}: ${describe.join(', ')}`, author, () => writeTopic(dir, front, newBody));
-  }
-  return { topic_id: front.id, changed, commit, status: front.status, max_age_days: front.max_age_days, tags: front.tags };
+  return {
+    message: changed.length > 0 ? `update topic ${front.id}: ${describe.join(', ')}` : null,
+    newBody,
+    result: { topic_id: front.id, changed, status: front.status, max_age_days: front.max_age_days, tags: front.tags },
+  };
 }
 
 export interface FileStatusResult {
@@ -84,23 +89,27 @@ export interface FileStatusResult {
 }
 
 export async function setFileStatus(root: string, req: FileStatusRequest, author: CommitAuthor): Promise<FileStatusResult> {
-  const { front, body, dir } = await readTopic(root, req.topic_id);
-  const { rel, abs } = resolveTopicPath(dir, req.path);
-  if (rel === TOPIC_FILE || !existsSync(abs) || !front.files.includes(rel)) {
-    throw new TkomaError('FILE_NOT_FOUND', `topic "${front.id}" has no file "${rel}"`, { topic_id: front.id, path: rel });
-  }
-  const entries = (front.file_status ?? []).filter((e) => e.path !== rel);
-  const previous = front.file_status?.find((e) => e.path === rel);
-  if (req.status !== 'active') entries.push({ path: rel, status: req.status, ...(req.reason ? { reason: req.reason } : {}), updated_at: new Date().toISOString() });
-  entries.sort((a, b) => (a.path < b.path ? -1 : 1));
-  const unchanged = (previous?.status ?? 'active') === req.status && (req.status === 'active' || previous?.reason === req.reason);
-  let commit: string | null = null;
-  if (!unchanged) {
-    front.file_status = entries.length ? entries : undefined;
-    const message = `mark ${rel} in ${front.id} ${req.status}${req.reason ? `: ${req.reason}` : ''}`;
-    commit = await commitTopicChange(root, front.id, message, author, () => writeTopic(dir, front, withFileWarnings(body, entries)));
-  }
-  return { topic_id: front.id, path: rel, status: req.status, ...(req.reason ? { reason: req.reason } : {}), commit };
+  const { value: v, commit } = await runMutation(root, { op: 'file-status', topicId: req.topic_id, author }, async (m) => {
+    const { front, body, dir } = await readTopic(root, req.topic_id);
+    const { rel, abs } = resolveTopicPath(dir, req.path);
+    if (rel === TOPIC_FILE || !existsSync(abs) || !front.files.includes(rel)) {
+      throw new TkomaError('FILE_NOT_FOUND', `topic "${front.id}" has no file "${rel}"`, { topic_id: front.id, path: rel });
+    }
+    const entries = (front.file_status ?? []).filter((e) => e.path !== rel);
+    const previous = front.file_status?.find((e) => e.path === rel);
+    if (req.status !== 'active') entries.push({ path: rel, status: req.status, ...(req.reason ? { reason: req.reason } : {}), updated_at: new Date().toISOString() });
+    entries.sort((a, b) => (a.path < b.path ? -1 : 1));
+    const unchanged = (previous?.status ?? 'active') === req.status && (req.status === 'active' || previous?.reason === req.reason);
+    let message: string | null = null;
+    if (!unchanged) {
+      front.file_status = entries.length ? entries : undefined;
+      message = `mark ${rel} in ${front.id} ${req.status}${req.reason ? `: ${req.reason}` : ''}`;
+      m.begin();
+      await writeTopic(dir, front, withFileWarnings(body, entries));
+    }
+    return { message, value: { topic_id: front.id, path: rel } };
+  });
+  return { topic_id: v.topic_id, path: v.path, status: req.status, ...(req.reason ? { reason: req.reason } : {}), commit };
 }
 
 export interface DeleteResult {
@@ -111,20 +120,25 @@ export interface DeleteResult {
 }
 
 export async function deleteTopic(root: string, id: string, author: CommitAuthor): Promise<DeleteResult> {
-  const { front, dir } = await readTopic(root, id).catch(async (err) => {
-    // A hand-broken topic.md must still be deletable: fall back to the folder alone.
-    if (err instanceof TkomaError && err.code === 'MALFORMED_TOPIC') return { front: null, dir: topicDir(root, id) };
-    throw err;
+  const { value: v, commit } = await runMutation(root, { op: 'delete', topicId: id, author }, async (m) => {
+    const { front, dir } = await readTopic(root, id).catch(async (err) => {
+      // A hand-broken topic.md must still be deletable: fall back to the folder alone.
+      if (err instanceof TkomaError && err.code === 'MALFORMED_TOPIC') return { front: null, dir: topicDir(root, id) };
+      throw err;
+    });
+    const fileCount = front?.files.length ?? 0;
+    // One rename takes the whole folder out of sight (journaled first, so a crash puts it back);
+    // runMutation deletes it for good after the commit.
+    const aside = stagingPath(root, `deleted-${id}`);
+    m.setAside(aside);
+    await rename(dir, aside);
+    return { message: `delete topic ${id}${front ? `: ${fileCount} files (${front.title})` : ''}`, value: fileCount };
   });
-  const fileCount = front?.files.length ?? 0;
-  const commit = await commitTopicChange(root, id, `delete topic ${id}${front ? `: ${fileCount} files (${front.title})` : ''}`, author, () =>
-    rm(dir, { recursive: true, force: true }),
-  );
   try {
     const { removeTopicIndex } = await import('../index/service.js');
     await removeTopicIndex(root, id);
   } catch {
     // The index is derived: the next sync drops entries of topics that no longer exist.
   }
-  return { topic_id: id, deleted: true, file_count: fileCount, commit };
+  return { topic_id: id, deleted: true, file_count: v, commit };
 }

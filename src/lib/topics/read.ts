@@ -1,9 +1,10 @@
 /** Read-only views of topics: list, recent, show, get. No index, no models: cheap to call. */
-import { lstat, readFile } from 'node:fs/promises';
 
 import { TkomaError } from '../errors.js';
+import { readInside } from '../safety/paths.js';
+import { untrustedFor, untrustedSummary } from '../safety/warnings.js';
 import { fileStatusOf, staleness, type TopicFront } from '../store/model.js';
-import { type BrokenTopic, type LoadedTopic, loadAllTopics, readManifest, readTopic, resolveTopicPath, TOPIC_FILE } from '../store/topics.js';
+import { type BrokenTopic, type FileFlag, type LoadedTopic, loadAllTopics, readManifest, readTopic, resolveTopicPath, TOPIC_FILE } from '../store/topics.js';
 import { validateTopicIdField } from './request.js';
 
 export interface TopicListEntry {
@@ -61,7 +62,18 @@ export interface TopicShow extends TopicListEntry {
   trust_score: number;
   created_at: string;
   sources: TopicFront['sources'];
-  files: { path: string; role: string; bytes: number | null; status: string; reason?: string; source_url: string | null }[];
+  files: {
+    path: string;
+    role: string;
+    bytes: number | null;
+    status: string;
+    reason?: string;
+    source_url: string | null;
+    /** Possible prompt injection or hidden text found at fetch time (line 0: the whole file). */
+    flags?: FileFlag[];
+  }[];
+  /** Files with flags, and the count of each kind. */
+  untrusted: { files: number; by_kind: Record<string, number> };
   body: string;
 }
 
@@ -83,8 +95,10 @@ export async function showTopic(root: string, id: string): Promise<TopicShow> {
         status: st?.status ?? 'active',
         ...(st?.reason ? { reason: st.reason } : {}),
         source_url: rec?.source_url ?? null,
+        ...(rec?.flags && rec.flags.length > 0 ? { flags: rec.flags } : {}),
       };
     }),
+    untrusted: untrustedSummary(front.files.map((p) => ({ path: p, flags: manifest.get(p)?.flags }))),
     body,
   };
 }
@@ -113,6 +127,8 @@ export interface GetResult {
   fetched_at: string | null;
   commit: string | null;
   is_stale: boolean;
+  /** Findings of the injection checks inside the returned lines (or about the whole file: line 0). */
+  untrusted?: { kind: string; line: number }[];
 }
 
 /**
@@ -142,10 +158,10 @@ export async function getReference(root: string, req: GetRequest): Promise<GetRe
   const { rel, abs } = resolveTopicPath(dir, path ?? TOPIC_FILE);
   let text: string;
   try {
-    const st = await lstat(abs);
-    if (!st.isFile()) throw new Error('not a regular file');
-    text = await readFile(abs, 'utf8');
-  } catch {
+    // No symbolic link anywhere on the way (a folder link planted in the topic could lead anywhere).
+    text = (await readInside(dir, rel)).toString('utf8');
+  } catch (err) {
+    if (err instanceof TkomaError && err.code === 'INVALID_PATH') throw err;
     throw new TkomaError('FILE_NOT_FOUND', `topic "${front.id}" has no file "${rel}"`, { topic_id: front.id, path: rel });
   }
   const lines = text.split('\n');
@@ -178,5 +194,6 @@ export async function getReference(root: string, req: GetRequest): Promise<GetRe
     fetched_at: rec?.fetched_at ?? front.fetched_at,
     commit: rec?.commit ?? null,
     is_stale: staleness(front).is_stale,
+    ...untrustedFor(rec, s, truncated ? s + content.split('\n').length - 1 : Math.max(s, e)),
   };
 }

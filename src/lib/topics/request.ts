@@ -3,6 +3,7 @@
  * Pure: every check runs before anything is fetched or written.
  */
 import { TkomaError } from '../errors.js';
+import { type LimitsOverride, parseLimits } from '../safety/limits.js';
 import { isFullCommitSha, normalizePaths, validateGitUrl, validateRef } from '../sources/git-url.js';
 import { validateWebUrl } from '../sources/web.js';
 import { FILE_STATUSES, type FileStatus, isValidTopicId, TOPIC_STATUSES, type TopicStatus, topicIdFromTitle } from '../store/model.js';
@@ -22,6 +23,8 @@ export interface CreateRequest {
   tags: string[];
   max_age_days: number;
   trust_score: number;
+  /** Caps for this topic over the root's `[limits]`: max_files, max_file_bytes, max_topic_bytes. */
+  limits?: LimitsOverride;
 }
 
 export interface UpdateRequest {
@@ -129,6 +132,7 @@ export function validateCreateRequest(raw: unknown): CreateRequest {
   }
   const topicId = raw.topic_id ?? raw.id;
   const body = optString(raw, 'body') ?? '';
+  const limits = parseLimits(raw.limits, 'limits');
   return {
     topic_id: topicId === undefined || topicId === null ? topicIdFromTitle(title) : validateTopicIdField(topicId),
     title,
@@ -137,6 +141,7 @@ export function validateCreateRequest(raw: unknown): CreateRequest {
     tags: optTags(raw) ?? [],
     max_age_days: optInt(raw, 'max_age_days', 0, 36_500) ?? 30,
     trust_score: optInt(raw, 'trust_score', 0, 10) ?? 5,
+    ...(limits && Object.keys(limits).length > 0 ? { limits } : {}),
   };
 }
 

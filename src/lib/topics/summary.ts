@@ -8,6 +8,8 @@ export interface SourceSummaryInput {
   languages?: { name: string }[];
   filtered?: boolean;
   reachable?: boolean;
+  /** Files the topic's caps would leave out of this source, by reason. */
+  capped?: Record<string, number>;
 }
 
 export function formatCount(n: number): string {
@@ -39,11 +41,32 @@ export function approvalSummary(sources: SourceSummaryInput[]): string {
     else bits.push('size unknown');
     const langs = (s.languages ?? []).slice(0, 2).map((l) => l.name);
     if (langs.length) bits.push(langs.join(', '));
+    const caps = cappedText(s.capped);
+    if (caps) bits.push(caps);
     parts.push(s.filtered ? `${bits.join(', ')} (filtered from ${s.display_name})` : `${s.display_name}: ${bits.join(', ')}`);
   }
-  const web = sources.filter((x) => x.type === 'web').length;
-  if (web > 0) parts.push(`${web} web page${web === 1 ? '' : 's'}`);
+  const webs = sources.filter((x) => x.type === 'web');
+  const web = webs.length;
+  if (web > 0) {
+    const capped = webs.reduce((n, w) => n + Object.values(w.capped ?? {}).reduce((a, b) => a + b, 0), 0);
+    parts.push(`${web} web page${web === 1 ? '' : 's'}${capped ? ` (${formatCount(capped)} over the caps)` : ''}`);
+  }
   return parts.join(' + ');
+}
+
+/** "caps skip 247 (max_files 200, too_large 47)", or '' when the caps leave nothing out. */
+export function cappedText(capped: Record<string, number> | undefined): string {
+  const entries = Object.entries(capped ?? {}).filter(([, n]) => n > 0);
+  if (entries.length === 0) return '';
+  const total = entries.reduce((n, [, v]) => n + v, 0);
+  return `caps skip ${formatCount(total)} (${entries.map(([k, v]) => `${k} ${formatCount(v)}`).join(', ')})`;
+}
+
+/** Sums per-source cap counts into one record for the approval answer. */
+export function mergeCounts(records: (Record<string, number> | undefined)[]): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const r of records) for (const [k, v] of Object.entries(r ?? {})) out[k] = (out[k] ?? 0) + v;
+  return out;
 }
 
 export function shortSha(sha: string | undefined): string {
