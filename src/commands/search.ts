@@ -3,7 +3,12 @@ import { Args, Flags } from '@oclif/core';
 import { assignDefined, BaseCommand, embedderFlag, inputFlag } from '../cli/base.js';
 import { paint } from '../cli/render.js';
 import { TkomaError } from '../lib/errors.js';
-import type { ReferenceSearchResult } from '../lib/search/search.js';
+import type { ReferenceSearchResult, SearchMode } from '../lib/search/search.js';
+
+/** Under TKOMA_REF_DEBUG, say on stderr why the answer is computed in this process. */
+const debugFallback = (reason: string): void => {
+  if (process.env.TKOMA_REF_DEBUG) process.stderr.write(`tkoma-ref: working in-process: ${reason}\n`);
+};
 
 export default class Search extends BaseCommand<typeof Search> {
   static summary = 'Search reference files: picks the best topic (or --topic / --all), returns its body and ranked chunks.';
@@ -20,7 +25,13 @@ export default class Search extends BaseCommand<typeof Search> {
     limit: Flags.integer({ description: 'Most hits to return.', default: 10, min: 1, max: 200 }),
     'max-chars': Flags.integer({ description: 'Snippet size in characters.', min: 50, max: 20000 }),
     explain: Flags.boolean({ description: 'Show how each score was made.', default: false }),
+    mode: Flags.string({ description: 'Ranked lists to use: both fused (hybrid), BM25 only, or vectors only.', options: ['hybrid', 'lexical', 'vector'] }),
     ...embedderFlag,
+    server: Flags.boolean({
+      description: 'Ask a running `serve`/`watch` process (default); --no-server always works in this process (also TKOMA_REF_NO_SERVER=1).',
+      default: true,
+      allowNo: true,
+    }),
   };
 
   protected async execute(): Promise<ReferenceSearchResult> {
@@ -31,8 +42,8 @@ export default class Search extends BaseCommand<typeof Search> {
     const topic = raw.topic ?? raw.topic_id;
     if (topic !== undefined && typeof topic !== 'string') throw new TkomaError('INVALID_INPUT', '`topic` must be a topic id', { field: 'topic' });
     if (topic && f.all) throw new TkomaError('INVALID_INPUT', 'give --topic or --all, not both');
-    const { searchReferences } = await import('../lib/search/search.js');
-    const result = await searchReferences(this.root(), {
+    const root = this.root();
+    const req = {
       question,
       topic,
       all: f.all || raw.all === true,
@@ -40,7 +51,12 @@ export default class Search extends BaseCommand<typeof Search> {
       maxChars: f['max-chars'],
       explain: f.explain,
       embedderFlag: f.embedder,
-    });
+      mode: (f.mode ?? raw.mode) as SearchMode | undefined,
+    };
+    // A running `serve`/`watch` answers from memory with the same JSON; otherwise work here.
+    const { tryServer } = await import('../lib/serve/client.js');
+    const served = f.server ? ((await tryServer(root, 'search', req, { onFallback: debugFallback })) as ReferenceSearchResult | undefined) : undefined;
+    const result = served ?? (await (await import('../lib/search/search.js')).searchReferences(root, req));
     if (!result.vector_search.available && !f.json) {
       process.stderr.write(`${paint('yellow', 'Warning')}: vector search unavailable (${result.vector_search.reason}); lexical results only\n`);
     }

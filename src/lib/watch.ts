@@ -24,10 +24,17 @@ export interface WatchOptions {
   embedder: Embedder | null;
   /** Quiet time after the last file event before syncing (default 200 ms). */
   debounceMs?: number;
+  /**
+   * Runs each sync (the serve process passes its lock, so no answer reads an index that a sync
+   * is halfway through updating in memory).
+   */
+  exclusive?: <T>(fn: () => Promise<T>) => Promise<T>;
 }
 
 export interface Watcher {
   close(): Promise<void>;
+  /** Starts the syncs of events still in their debounce now; resolves when none is queued or running. */
+  flush(): Promise<void>;
 }
 
 /** The topic a path under references/ belongs to, or null (references/ itself, stray files). */
@@ -64,23 +71,22 @@ export async function startWatch(root: string, opts: WatchOptions): Promise<Watc
   // Syncs run one after another; events arriving meanwhile are batched for the next run.
   let running: Promise<void> = Promise.resolve();
 
+  const exclusive = opts.exclusive ?? (<T>(fn: () => Promise<T>): Promise<T> => fn());
+  const syncPending = async (): Promise<void> => {
+    if (closed) return;
+    const full = fullPending;
+    const topics = [...pending].sort();
+    pending.clear();
+    fullPending = false;
+    if (full) {
+      emit({ type: 'reconcile', report: await syncIndex(root, { embedder: opts.embedder }) });
+    } else if (topics.length > 0) {
+      emit({ type: 'sync', topics, report: await syncIndex(root, { topicIds: topics, embedder: opts.embedder }) });
+    }
+  };
   const runQueued = (): void => {
-    running = running.then(async () => {
-      if (closed) return;
-      const full = fullPending;
-      const topics = [...pending].sort();
-      pending.clear();
-      fullPending = false;
-      try {
-        if (full) {
-          emit({ type: 'reconcile', report: await syncIndex(root, { embedder: opts.embedder }) });
-        } else if (topics.length > 0) {
-          emit({ type: 'sync', topics, report: await syncIndex(root, { topicIds: topics, embedder: opts.embedder }) });
-        }
-      } catch (error) {
-        emit({ type: 'error', error });
-      }
-    });
+    // The chain never rejects: one failed sync must not stop the ones after it.
+    running = running.then(() => exclusive(syncPending)).catch((error: unknown) => emit({ type: 'error', error }));
   };
 
   const schedule = (): void => {
@@ -122,6 +128,14 @@ export async function startWatch(root: string, opts: WatchOptions): Promise<Watc
   emit({ type: 'ready' });
 
   return {
+    async flush(): Promise<void> {
+      if (timer) {
+        clearTimeout(timer);
+        timer = undefined;
+        runQueued();
+      }
+      await running;
+    },
     async close(): Promise<void> {
       if (closed) return;
       closed = true;

@@ -4,6 +4,11 @@ import { assignDefined, BaseCommand, embedderFlag, inputFlag } from '../../cli/b
 import { table } from '../../cli/render.js';
 import { TkomaError } from '../../lib/errors.js';
 
+/** Under TKOMA_REF_DEBUG, say on stderr why the answer is computed in this process. */
+const debugFallback = (reason: string): void => {
+  if (process.env.TKOMA_REF_DEBUG) process.stderr.write(`tkoma-ref: working in-process: ${reason}\n`);
+};
+
 export default class TopicSearch extends BaseCommand<typeof TopicSearch> {
   static summary = 'Find topics by meaning and words (hybrid over title, tags and body).';
   static description = 'JSON: the seed\'s reference_topic_search array (topic_id, title, status, is_stale, fetched_at, tags, score, snippet).';
@@ -14,17 +19,28 @@ export default class TopicSearch extends BaseCommand<typeof TopicSearch> {
     limit: Flags.integer({ description: 'Most topics to return.', default: 10, min: 1, max: 100 }),
     'include-obsolete': Flags.boolean({ description: 'Also search obsolete topics.', default: false }),
     ...embedderFlag,
+    server: Flags.boolean({
+      description: 'Ask a running `serve`/`watch` process (default); --no-server always works in this process (also TKOMA_REF_NO_SERVER=1).',
+      default: true,
+      allowNo: true,
+    }),
   };
 
   protected async execute(): Promise<unknown> {
     const raw = assignDefined(this.readInput(this.flags.input), { query: this.args.query });
     if (typeof raw.query !== 'string' || !raw.query.trim()) throw new TkomaError('INVALID_INPUT', 'a query is required', { field: 'query' });
-    const { searchTopics } = await import('../../lib/search/search.js');
-    return searchTopics(this.root(), raw.query, {
+    const root = this.root();
+    const opts = {
       limit: this.flags.limit,
       includeObsolete: this.flags['include-obsolete'] || raw.include_obsolete === true,
       embedderFlag: this.flags.embedder,
-    });
+    };
+    // A running `serve`/`watch` answers from memory with the same JSON; otherwise work here.
+    const { tryServer } = await import('../../lib/serve/client.js');
+    const served = this.flags.server ? await tryServer(root, 'topic_search', { query: raw.query, ...opts }, { onFallback: debugFallback }) : undefined;
+    if (served !== undefined) return served;
+    const { searchTopics } = await import('../../lib/search/search.js');
+    return searchTopics(root, raw.query, opts);
   }
 
   protected renderHuman(rows: { topic_id: string; title: string; score: number; is_stale: boolean; snippet: string }[]): string {
