@@ -15,6 +15,7 @@ import { searchReferences } from '../../src/lib/search/search.js';
 import { initRoot } from '../../src/lib/store/root.js';
 import { readManifest } from '../../src/lib/store/topics.js';
 import { type ApprovalRequired, type CreateResult, createTopic } from '../../src/lib/topics/create.js';
+import { updateTopic } from '../../src/lib/topics/manage.js';
 import { getReference, showTopic } from '../../src/lib/topics/read.js';
 import { refreshTopic } from '../../src/lib/topics/refresh.js';
 import { validateCreateRequest } from '../../src/lib/topics/request.js';
@@ -120,6 +121,15 @@ describe('untrusted text and caps in a knowledge root', () => {
     expect(clean.find((h) => h.path === 'docs/clean.md')!.untrusted).toBeUndefined();
     const pageHit = (await searchReferences(root, { question: 'grommet caching', topic: 'topic-widgets', embedder: null })).results[0]!;
     expect(pageHit.untrusted).toEqual([{ kind: 'hidden_text', line: 0 }]);
+  });
+
+  it('a ghost rewriting the body with topic update cannot drop the untrusted-content warnings', async () => {
+    const before = (await showTopic(root, 'topic-widgets')).body.split('\n').filter((l) => l.startsWith('> **Untrusted content:**'));
+    expect(before.length).toBe(3);
+    await updateTopic(root, { topic_id: 'topic-widgets', body: '# Widgets\n\nA cleaner description.\n' }, {});
+    const after = (await showTopic(root, 'topic-widgets')).body;
+    expect(after).toContain('A cleaner description.');
+    expect(after.split('\n').filter((l) => l.startsWith('> **Untrusted content:**'))).toEqual(before);
   });
 
   it('phase 1 reports what the caps would leave out, and the token binds the caps', async () => {

@@ -10,7 +10,8 @@ import { TkomaError } from '../errors.js';
 import type { CommitAuthor } from '../kgit.js';
 import { runMutation, stagingPath } from '../mutation.js';
 import { type TopicFront, withFileWarnings } from '../store/model.js';
-import { readTopic, resolveTopicPath, TOPIC_FILE, topicDir, writeTopic } from '../store/topics.js';
+import { type FileRecord, readManifest, readTopic, resolveTopicPath, TOPIC_FILE, topicDir, writeTopic } from '../store/topics.js';
+import { withUntrustedWarnings } from '../safety/warnings.js';
 import type { FileStatusRequest, UpdateRequest } from './request.js';
 
 export interface UpdateResult {
@@ -25,7 +26,9 @@ export interface UpdateResult {
 export async function updateTopic(root: string, req: UpdateRequest, author: CommitAuthor): Promise<UpdateResult> {
   const { value: v, commit } = await runMutation(root, { op: 'update', topicId: req.topic_id, author }, async (m) => {
     const { front, body, dir } = await readTopic(root, req.topic_id);
-    const { message, newBody, result } = planUpdate(req, front, body);
+    // A rewritten body keeps the untrusted-content lines too, so they need the file records.
+    const flagged = req.body !== undefined ? await readManifest(dir) : [];
+    const { message, newBody, result } = planUpdate(req, front, body, flagged);
     if (message !== null) {
       m.begin();
       await writeTopic(dir, front, newBody);
@@ -36,7 +39,7 @@ export async function updateTopic(root: string, req: UpdateRequest, author: Comm
 }
 
 /** Applies the request to `front` (in place); pure apart from that. */
-function planUpdate(req: UpdateRequest, front: TopicFront, body: string): { message: string | null; newBody: string; result: Omit<UpdateResult, 'commit'> } {
+function planUpdate(req: UpdateRequest, front: TopicFront, body: string, flagged: FileRecord[]): { message: string | null; newBody: string; result: Omit<UpdateResult, 'commit'> } {
   const changed: string[] = [];
   const describe: string[] = [];
   if (req.status !== undefined && req.status !== front.status) {
@@ -66,8 +69,8 @@ function planUpdate(req: UpdateRequest, front: TopicFront, body: string): { mess
   }
   let newBody = body;
   if (req.body !== undefined) {
-    // A rewritten body keeps the file warnings the tool maintains.
-    newBody = withFileWarnings(req.body, front.file_status ?? []);
+    // A rewritten body keeps the warnings the tool maintains (file status, untrusted content).
+    newBody = withUntrustedWarnings(withFileWarnings(req.body, front.file_status ?? []), flagged);
     if (newBody.trim() !== body.trim()) {
       describe.push('body');
       changed.push('body');
