@@ -183,6 +183,8 @@ describe('topic lifecycle through the CLI', () => {
     // Nothing upstream changed: the git source is up to date after a cheap check.
     const again = await cli(['refresh', 'topic-widgets-library', '--json'], { root });
     expect(again.json.topics[0].sources[0].status).toBe('up_to_date');
+    // The web page was fetched again and is the same: reported as up to date, not updated.
+    expect(again.json.topics[0].sources[1]).toMatchObject({ type: 'web', status: 'up_to_date' });
   });
 
   it('a pinned commit stays pinned on refresh', async () => {

@@ -209,7 +209,8 @@ export async function refreshTopic(
           for (const rec of [...d.added, ...d.changed]) toMove.push({ from: join(o.dir, rec.path), path: rec.path });
           toRemove.push(...d.removed);
           newManifest.push(...d.added, ...d.changed, ...d.unchanged);
-          if (src.type === 'git' && d.added.length + d.changed.length + d.removed.length === 0 && report.old_commit === report.new_commit) {
+          // Nothing changed: a web page with the same content, or a git source at the same commit.
+          if (d.added.length + d.changed.length + d.removed.length === 0 && (src.type === 'web' || report.old_commit === report.new_commit)) {
             report.status = 'up_to_date';
           }
         } else keep('upstream moved during the refresh');
