@@ -1,0 +1,77 @@
+/**
+ * Knowledge roots for the benchmarks, made through the product's own functions: `initRoot`,
+ * then `createTopic` with `yes: true` (the operator's explicit approval), exactly what
+ * `tkoma-ref init` and `tkoma-ref topic create --yes` do.
+ */
+import { existsSync, mkdirSync, renameSync, rmSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+
+import { embeddingCacheDir } from '../../src/lib/index/layout.js';
+import { loadHead } from '../../src/lib/index/topic-index.js';
+
+import type { Progress } from '../../src/lib/progress.js';
+import { initRoot } from '../../src/lib/store/root.js';
+import { createTopic, type CreateResult } from '../../src/lib/topics/create.js';
+import { validateCreateRequest } from '../../src/lib/topics/request.js';
+import { human } from './stats.js';
+
+/** Progress on stderr: each step with its time, updates at most every few seconds. */
+export function stderrProgress(label: string, quiet = false): Progress {
+  return {
+    async task(title, fn) {
+      const t0 = Date.now();
+      let last = 0;
+      if (!quiet) process.stderr.write(`[${label}] ${title}…\n`);
+      const value = await fn((message) => {
+        if (quiet || Date.now() - last < 5000) return;
+        last = Date.now();
+        process.stderr.write(`[${label}]   ${message} (${human(Date.now() - t0)})\n`);
+      });
+      if (!quiet) process.stderr.write(`[${label}] ${title}: done in ${human(Date.now() - t0)}\n`);
+      return value;
+    },
+    warn(message) {
+      if (!quiet) process.stderr.write(`[${label}] warning: ${message}\n`);
+    },
+  };
+}
+
+/** Chunks in a topic's derived index (0 before its first sync). */
+export async function chunkCount(root: string, topicId: string): Promise<number> {
+  const head = await loadHead(root, topicId);
+  return head ? Object.values(head.files).reduce((n, f) => n + f.chunks.length, 0) : 0;
+}
+
+export function topicReady(root: string, topicId: string): boolean {
+  return existsSync(join(root, 'references', topicId, 'topic.md'));
+}
+
+export interface TopicSpec {
+  topicId: string;
+  title: string;
+  url: string;
+  embedderFlag: string;
+}
+
+/**
+ * A new root (whatever was there is removed) holding one topic created from a git URL. The old
+ * root's embedding cache is carried over: it is keyed by model and content hash, so it stays
+ * valid, and it is what makes a rerun with a slow embedder cheap.
+ */
+export async function freshRootWithTopic(root: string, spec: TopicSpec, progress: Progress): Promise<CreateResult> {
+  const cache = embeddingCacheDir(root);
+  const kept = `${root}.cache-kept`;
+  rmSync(kept, { recursive: true, force: true });
+  if (existsSync(cache)) renameSync(cache, kept);
+  rmSync(root, { recursive: true, force: true });
+  await initRoot(root);
+  if (existsSync(kept)) {
+    mkdirSync(dirname(cache), { recursive: true });
+    renameSync(kept, cache);
+  }
+  const req = validateCreateRequest({ topic_id: spec.topicId, title: spec.title, sources: [{ type: 'git', url: spec.url }] });
+  const res = await createTopic(root, req, { yes: true, author: { ghost: 'tkoma-bench' }, embedderFlag: spec.embedderFlag, progress });
+  if (res.status !== 'created') throw new Error(`topic ${spec.topicId} was not created: ${res.status}`);
+  if (res.warnings.length) progress.warn(res.warnings.join('; '));
+  return res;
+}
