@@ -22,6 +22,18 @@ function codeOf(fn: () => unknown): string | null {
 }
 
 describe('validateGitUrl', () => {
+  it('answers INVALID_URL, never a raw URIError, for malformed %-escapes (found by fuzzing)', () => {
+    for (const url of ['file://\\%', 'file:///repo/%E0%A4%A', 'ssh://%E0%A4%A@host/repo.git']) {
+      let thrown: unknown;
+      try {
+        validateGitUrl(url);
+      } catch (err) {
+        thrown = err;
+      }
+      expect(thrown, url).toBeInstanceOf(TkomaError);
+    }
+  });
+
   it.each([
     'https://github.com/DioxusLabs/dioxus',
     'https://github.com/DioxusLabs/dioxus.git',

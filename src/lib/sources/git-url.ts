@@ -103,8 +103,17 @@ function validateNetworkUrl(url: string, scheme: string): void {
   if (!parsed.hostname || rawHost === '' || rawHost.startsWith('-') || !HOST.test(parsed.hostname)) {
     throw invalidUrl(url, 'bad host name');
   }
-  if (decodeURIComponent(parsed.username).startsWith('-')) throw invalidUrl(url, 'bad user name');
+  if (decodeOrRefuse(url, parsed.username).startsWith('-')) throw invalidUrl(url, 'bad user name');
   if (parsed.pathname === '' || parsed.pathname === '/') throw invalidUrl(url, 'no repository path');
+}
+
+/** %-decodes a URL part; a malformed escape (decodeURIComponent's URIError) is a bad URL, not a crash. */
+function decodeOrRefuse(url: string, part: string): string {
+  try {
+    return decodeURIComponent(part);
+  } catch {
+    throw invalidUrl(url, 'malformed %-escape');
+  }
 }
 
 function validateFileUrl(url: string): void {
@@ -117,7 +126,7 @@ function validateFileUrl(url: string): void {
   if (parsed.hostname !== '' && parsed.hostname !== 'localhost') {
     throw invalidUrl(url, 'file URLs must name a local path (file:///path)');
   }
-  const path = decodeURIComponent(parsed.pathname);
+  const path = decodeOrRefuse(url, parsed.pathname);
   if (!path.startsWith('/') || path === '/') throw invalidUrl(url, 'file URLs need an absolute path');
   if (path.includes('\u0000')) throw invalidUrl(url, 'contains a NUL byte');
 }
