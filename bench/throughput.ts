@@ -18,8 +18,8 @@ import { parseArgs } from 'node:util';
 import { chunkFile, roleForPath } from '../src/lib/chunking/index.js';
 import { EmbeddingCache, embedWithCacheDetailed } from '../src/lib/embedding/cache.js';
 import { createEmbedder } from '../src/lib/embedding/index.js';
-import { serializeLexical } from '../src/lib/index/lexical.js';
-import { type ChunkRecord, newLexical } from '../src/lib/index/topic-index.js';
+import { buildSegment, encodeSegment } from '../src/lib/index/bm25.js';
+import { type ChunkRecord, lexicalDocOf } from '../src/lib/index/segments.js';
 import { fetchGitSource } from '../src/lib/sources/git.js';
 import { nodeModulesRepo } from './lib/corpus.js';
 import { freshRootWithTopic, stderrProgress } from './lib/kb.js';
@@ -79,15 +79,15 @@ export async function runThroughput(opts: ThroughputOptions): Promise<BenchRecor
   // lexical: the production BM25 index over every chunk, then writing it as the index does.
   log(`lexical index of ${chunks.length} chunks…`);
   t = performance.now();
-  const lexical = await newLexical(chunks);
+  const lexical = buildSegment(chunks.map((c) => lexicalDocOf(c, c.text)));
   s = (performance.now() - t) / 1000;
   add('lexical', 'none', { files: files.length, chunks: chunks.length, seconds: round(s, 2), files_per_s: round(files.length / s), chunks_per_s: round(chunks.length / s) });
   t = performance.now();
-  const json = serializeLexical(lexical);
-  writeFileSync(join(opts.workDir, 'throughput-lexical.json'), json);
+  const bytes = encodeSegment(lexical);
+  writeFileSync(join(opts.workDir, 'throughput-lexical.lex'), bytes);
   s = (performance.now() - t) / 1000;
-  add('lexical-save', 'none', { chunks: chunks.length, seconds: round(s, 2), chunks_per_s: round(chunks.length / s), bytes_mb: round(json.length / 2 ** 20) });
-  rmSync(join(opts.workDir, 'throughput-lexical.json'), { force: true });
+  add('lexical-save', 'none', { chunks: chunks.length, seconds: round(s, 2), chunks_per_s: round(chunks.length / s), bytes_mb: round(bytes.length / 2 ** 20) });
+  rmSync(join(opts.workDir, 'throughput-lexical.lex'), { force: true });
 
   // embed: an even sample, through the same cache the index uses; the second pass must embed nothing.
   if (!opts.skipEmbed) {

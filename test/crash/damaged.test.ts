@@ -68,8 +68,8 @@ describe('damaged state is detected and repaired', () => {
   it('every index file truncated or replaced by garbage, one at a time: search rebuilds it', async () => {
     // Every kind of file: alpha's (beta's are the same kinds) and the root-wide ones.
     const indexFiles = files(join(root, '.tkoma', 'index')).filter((f) => !f.includes(`${join('topics', 'beta')}`));
-    expect(indexFiles.map((f) => f.split('/').pop()!.replace(/-\d+\.hnsw$/, '.hnsw')).sort()).toEqual(
-      expect.arrayContaining(['ann.hnsw', 'ann.json', 'chunks.json', 'head.json', 'lexical.json', 'meta.json', 'notes.json']),
+    expect(indexFiles.map((f) => f.split('/').pop()!.replace(/-\d+\./, '.')).sort()).toEqual(
+      expect.arrayContaining(['ann.hnsw', 'ann.json', 'head.json', 'meta.json', 'notes.json', 'seg.json', 'seg.lex', 'seg.txt']),
     );
     for (const [i, f] of indexFiles.entries()) {
       if (!existsSync(f)) continue; // a generation file replaced meanwhile

@@ -178,24 +178,27 @@ describe('syncIndex', () => {
       const text = readFileSync(file);
       writeFileSync(file, how === 'truncate' ? text.subarray(0, Math.floor(text.length / 2)) : 'garbage {{{');
     };
-    const hnsw = readdirSync(tdir).find((n) => n.endsWith('.hnsw'))!;
+    // Segment and hnsw files carry a generation in their name: find the current one each time.
+    const current = (name: string): string =>
+      name.startsWith('.') ? readdirSync(tdir).find((n) => n.endsWith(name) && (name === '.hnsw' || n.startsWith('seg-')))! : name;
 
     const documents = () => server.texts.filter((t) => t !== 'parseConfig').length; // minus the queries
     const texts = documents();
     for (const [file, how, repaired] of [
-      ['lexical.json', 'truncate', ['lexical']],
-      [hnsw, 'garbage', ['ann']],
+      ['.lex', 'truncate', ['lexical']],
+      ['.hnsw', 'garbage', ['ann']],
       ['ann.json', 'truncate', ['ann']],
-      ['chunks.json', 'garbage', ['chunks']],
+      ['.json', 'garbage', ['chunks']],
+      ['.txt', 'truncate', ['chunks']],
       ['head.json', 'truncate', []],
     ] as const) {
-      damage(file === hnsw ? readdirSync(tdir).find((n) => n.endsWith('.hnsw'))! : file, how);
+      damage(current(file), how);
       forgetTopicIndex(root); // a fresh process: nothing in memory
       const res = await search('parseConfig');
       expect(res.results.map((r) => r.path), `after ${how} ${file}`).toEqual(expected);
       expect(res.vector_search.available, `after ${how} ${file}`).toBe(true);
       // The same damage seen by a sync is reported as repaired.
-      damage(file === hnsw ? readdirSync(tdir).find((n) => n.endsWith('.hnsw'))! : file, how);
+      damage(current(file), how);
       forgetTopicIndex(root);
       const report = await syncIndex(root, { embedder, verify: true });
       expect(report.topics['topic-widgetry']!.repaired, `${how} ${file}`).toEqual(repaired);

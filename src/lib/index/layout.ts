@@ -6,9 +6,10 @@
  * ```
  * .tkoma/index/meta.json                 format version, embedder key/dimension of the last sync
  * .tkoma/index/notes.json                topic-notes index (title, tags, body, vector per topic)
- * .tkoma/index/topics/<id>/head.json     file table + the generation of every part below
- * .tkoma/index/topics/<id>/chunks.json   chunk records
- * .tkoma/index/topics/<id>/lexical.json  `<generation>\n` + serialized MiniSearch
+ * .tkoma/index/topics/<id>/head.json     file table (each file names its segment), segment list
+ * .tkoma/index/topics/<id>/seg-<g>.json  chunk records of one segment (no text)
+ * .tkoma/index/topics/<id>/seg-<g>.txt   their texts, back to back
+ * .tkoma/index/topics/<id>/seg-<g>.lex   binary BM25 segment over them (bm25.ts)
  * .tkoma/index/topics/<id>/ann.json      label map of the hnsw file + its generation
  * .tkoma/index/topics/<id>/ann-<g>.hnsw  hnswlib index (cosine)
  * .tkoma/cache/embeddings/               embedding cache, kept across rebuilds
@@ -21,7 +22,7 @@ import { dirname, join } from 'node:path';
 import { stateDir } from '../store/root.js';
 
 /** Bump when any file layout below changes: an index of another format is deleted and rebuilt. */
-export const INDEX_FORMAT = 1;
+export const INDEX_FORMAT = 2; // 2: per-topic segments instead of one chunks + lexical file
 
 export function indexDir(root: string): string {
   return join(stateDir(root), 'index');

@@ -23,6 +23,8 @@ export interface FileEntry extends FileStat {
   chunks: string[];
   /** Why a file holds no chunks although it has content. */
   skipped?: 'binary' | 'too-large' | 'unchunkable';
+  /** Generation of the index segment holding this file's chunks (absent when it has none). */
+  seg?: number;
 }
 
 /** Names never indexed at any depth: version control and our own temp files. */

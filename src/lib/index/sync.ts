@@ -10,24 +10,25 @@ import type { Embedder } from '../embedding/types.js';
 import { isValidTopicId } from '../store/model.js';
 import { referencesDir } from '../store/root.js';
 import { listTopicIds, readManifest } from '../store/topics.js';
-import { AnnIndex } from './ann.js';
-import { embeddingCacheDir, INDEX_FORMAT, indexDir, readMeta, topicsIndexDir, writeMeta } from './layout.js';
+import { compactSegments } from './compact.js';
+import { INDEX_FORMAT, indexDir, readMeta, topicsIndexDir, writeMeta } from './layout.js';
 import { withIndexLock } from './lock.js';
 import { syncNotes } from './notes.js';
 import { diffByStat, hashFile, listTopicFiles, looksBinary, MAX_INDEXED_BYTES, sha256Hex, type FileEntry } from './scan.js';
+import { type ChunkRecord, saveSegmentLex, writeSegment } from './segments.js';
 import {
-  type ChunkRecord,
   emptyHead,
   forgetTopicIndex,
-  lexicalDocOf,
+  liveChunkCount,
   loadHead,
   loadTopicIndex,
-  newLexical,
+  nextGeneration,
   removeTopicIndexDir,
+  saveHead,
   saveHeadOnly,
-  saveTopicIndex,
-  type TopicIndex,
+  type TopicHead,
 } from './topic-index.js';
+import { updateVectors } from './vectors.js';
 
 export interface SyncProgress {
   topic: string;
@@ -135,15 +136,15 @@ export async function listIndexedTopics(root: string): Promise<string[]> {
   return names.filter(isValidTopicId).sort();
 }
 
-function countsOf(index: Pick<TopicIndex, 'head'>, chunks: number): TopicSyncCounts {
+function countsOf(head: TopicHead): TopicSyncCounts {
   return {
-    files: Object.keys(index.head.files).length,
-    chunks,
+    files: Object.keys(head.files).length,
+    chunks: liveChunkCount(head),
     added: 0,
     changed: 0,
     removed: 0,
     embedded: 0,
-    vectors: index.head.vectors?.count ?? 0,
+    vectors: head.vectors?.count ?? 0,
     repaired: [],
   };
 }
@@ -178,72 +179,70 @@ async function syncTopic(ctx: Ctx, id: string): Promise<TopicSyncCounts> {
   const nothingToDo = storedHead && diff.added.length === 0 && changed.size === 0 && diff.removed.length === 0 && !needVectors;
   const quick = async (): Promise<TopicSyncCounts> => {
     if (touched) await saveHeadOnly(root, id, head);
-    const total = Object.values(head.files).reduce((n, f) => n + f.chunks.length, 0);
-    return countsOf({ head }, total);
+    return countsOf(head);
   };
   if (nothingToDo && !ctx.verify) return quick();
 
-  const loaded = storedHead ? await loadTopicIndex(root, id, head) : null;
-  if (nothingToDo && loaded && loaded.repaired.length === 0) return quick();
-  let repaired: string[] = loaded?.repaired ?? [];
-  if (storedHead && !loaded) repaired = ['chunks'];
-  let index: TopicIndex;
-  let toIndex: string[];
-  let removed: string[];
-  if (loaded) {
-    index = loaded.index;
-    index.head = head;
-    toIndex = [...diff.added, ...changed.keys()];
-    removed = diff.removed;
-  } else {
-    // No usable index: every file on disk is (re)indexed; the embedding cache spares the model.
-    index = { head: { ...emptyHead(id), generation: head.generation }, chunks: new Map(), lexical: await newLexical([]), ann: null };
-    toIndex = [...onDisk.keys()];
-    removed = [];
+  // Without verify, changes are applied from the head alone: no segment is read.
+  let rebuild = !storedHead;
+  let repaired: string[] = [];
+  let annReset = false;
+  if (storedHead && ctx.verify) {
+    const loaded = await loadTopicIndex(root, id, head);
+    if (!loaded) {
+      rebuild = true;
+      repaired = ['chunks'];
+    } else {
+      for (const seg of loaded.rebuiltLex) await saveSegmentLex(root, id, seg);
+      repaired = loaded.repaired;
+      annReset = repaired.includes('ann');
+      if (nothingToDo && repaired.length === 0) return quick();
+      if (nothingToDo && !annReset) {
+        // Only lexical parts were damaged, and they are rewritten: the head stays valid.
+        forgetTopicIndex(root, id);
+        return { ...(await quick()), repaired };
+      }
+    }
   }
-  const counts = countsOf(index, 0);
+
+  const gen = nextGeneration(head.generation);
+  const next: TopicHead = rebuild
+    ? { ...emptyHead(id), generation: gen }
+    : { ...head, generation: gen, files: { ...head.files }, segments: [...head.segments] };
+  const toIndex = rebuild ? [...onDisk.keys()] : [...diff.added, ...changed.keys()];
+  const counts = countsOf(next);
   counts.repaired = repaired;
   counts.added = diff.added.length;
   counts.changed = changed.size;
   counts.removed = diff.removed.length;
 
   try {
-    const { removeDocs, replaceDocs } = await import('./lexical.js');
-    for (const path of removed) {
-      const entry = index.head.files[path];
+    const dropped: string[] = [];
+    for (const path of rebuild ? [] : diff.removed) {
+      const entry = next.files[path];
       if (!entry) continue;
-      removeDocs(index.lexical, entry.chunks);
-      for (const cid of entry.chunks) {
-        index.chunks.delete(cid);
-        index.ann?.remove(cid);
-      }
-      delete index.head.files[path];
+      dropped.push(...entry.chunks);
+      delete next.files[path];
     }
 
     const manifest = new Map((await readManifest(dir)).map((r) => [r.path, r]));
     const { chunkFile, roleForPath } = await import('../chunking/index.js');
     toIndex.sort();
+    const fresh: ChunkRecord[] = [];
     let done = 0;
     for (const path of toIndex) {
       ctx.onProgress?.({ topic: id, phase: 'chunk', done: done++, total: toIndex.length });
       const st = onDisk.get(path)!;
       const bytes = changed.get(path) ?? (await hashFile(join(dir, path)))?.bytes;
-      const previous = index.head.files[path];
+      const previous = next.files[path];
+      if (previous) dropped.push(...previous.chunks);
       if (!bytes) {
         // Vanished since the scan: drop what we had; the next sync sees whatever replaced it.
-        if (previous) {
-          removeDocs(index.lexical, previous.chunks);
-          for (const cid of previous.chunks) {
-            index.chunks.delete(cid);
-            index.ann?.remove(cid);
-          }
-          delete index.head.files[path];
-        }
+        delete next.files[path];
         continue;
       }
       const role = manifest.get(path)?.role ?? roleForPath(path);
-      const entry: FileEntry = { size: st.size, mtimeMs: st.mtimeMs, sha256: '', role, chunks: [] };
-      entry.sha256 = sha256Hex(bytes);
+      const entry: FileEntry = { size: st.size, mtimeMs: st.mtimeMs, sha256: sha256Hex(bytes), role, chunks: [] };
       let records: ChunkRecord[] = [];
       if (looksBinary(bytes)) entry.skipped = 'binary';
       else if (bytes.length > MAX_INDEXED_BYTES) entry.skipped = 'too-large';
@@ -256,71 +255,38 @@ async function syncTopic(ctx: Ctx, id: string): Promise<TopicSyncCounts> {
         }
       }
       entry.chunks = records.map((r) => r.id);
-      const keep = new Set(entry.chunks);
-      const stale = (previous?.chunks ?? []).filter((cid) => !keep.has(cid));
-      removeDocs(index.lexical, stale);
-      const byId = new Map(records.map((r) => [r.id, r]));
-      for (const cid of previous?.chunks ?? []) {
-        const old = index.chunks.get(cid);
-        const next = byId.get(cid);
-        // A vector stays only when its chunk text is unchanged.
-        if (!next || !old || old.hash !== next.hash) index.ann?.remove(cid);
-        index.chunks.delete(cid);
-      }
-      for (const r of records) index.chunks.set(r.id, r);
-      replaceDocs(index.lexical, records.map(lexicalDocOf));
-      index.head.files[path] = entry;
+      if (records.length > 0) entry.seg = gen;
+      fresh.push(...records);
+      next.files[path] = entry;
     }
 
-    counts.files = Object.keys(index.head.files).length;
-    counts.chunks = index.chunks.size;
-    await updateVectors(ctx, id, index, counts);
     ctx.onProgress?.({ topic: id, phase: 'save', done: 0, total: 1 });
-    await saveTopicIndex(root, id, index, { chunks: true, lexical: true, ann: true });
+    if (fresh.length > 0) {
+      await writeSegment(root, id, gen, fresh);
+      next.segments.push({ gen, docs: fresh.length });
+    }
+    await compactSegments(root, id, next);
+    if (embedder || next.vectors) {
+      const v = await updateVectors({
+        root,
+        topic: id,
+        embedder,
+        head: next,
+        fresh,
+        dropped,
+        reset: rebuild || annReset,
+        onProgress: (d, total) => ctx.onProgress?.({ topic: id, phase: 'embed', done: d, total }),
+      });
+      counts.embedded = v.embedded;
+      if (v.error) counts.vector_error = v.error;
+    }
+    await saveHead(root, id, next);
   } catch (err) {
     forgetTopicIndex(root, id); // the in-memory state may be half-updated
     throw err;
   }
-  counts.vectors = index.head.vectors?.count ?? 0;
+  counts.files = Object.keys(next.files).length;
+  counts.chunks = liveChunkCount(next);
+  counts.vectors = next.vectors?.count ?? 0;
   return counts;
-}
-
-/** Gives every chunk a vector of the current embedder; a new embedder starts a new vector index. */
-async function updateVectors(ctx: Ctx, id: string, index: TopicIndex, counts: TopicSyncCounts): Promise<void> {
-  const { embedder, root } = ctx;
-  if (!embedder) {
-    if (index.ann) {
-      const complete = index.ann.size === index.chunks.size;
-      index.head.vectors = { key: index.ann.key, dimension: index.ann.dimension, complete, count: index.ann.size };
-    } else {
-      index.head.vectors = null;
-    }
-    return;
-  }
-  if (!index.ann || index.ann.key !== embedder.key || index.ann.dimension !== embedder.dimension) {
-    // Vectors of two models never share an index.
-    index.ann = await AnnIndex.create(embedder.key, embedder.dimension, index.chunks.size + 16);
-  }
-  const ann = index.ann;
-  const missing = [...index.chunks.values()].filter((c) => !ann.has(c.id));
-  if (missing.length > 0) {
-    try {
-      const { EmbeddingCache, embedWithCacheDetailed } = await import('../embedding/cache.js');
-      const cache = new EmbeddingCache(embeddingCacheDir(root));
-      const stats = await embedWithCacheDetailed(
-        embedder,
-        cache,
-        missing.map((c) => ({ hash: c.hash, text: c.text })),
-        { onProgress: (done, total) => ctx.onProgress?.({ topic: id, phase: 'embed', done, total }) },
-      );
-      counts.embedded = stats.embedded;
-      for (const c of missing) {
-        const v = stats.vectors.get(c.hash);
-        if (v) ann.add(c.id, v);
-      }
-    } catch (err) {
-      counts.vector_error = err instanceof Error ? err.message : String(err);
-    }
-  }
-  index.head.vectors = { key: ann.key, dimension: ann.dimension, complete: ann.size === index.chunks.size, count: ann.size };
 }

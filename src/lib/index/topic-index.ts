@@ -1,29 +1,23 @@
 /**
- * One topic's derived index on disk and in memory: the head (file table + which generation of
- * each part is current), chunk records, the MiniSearch index and the hnsw index.
+ * One topic's derived index: the head (file table, segment list, vector state) and, in memory,
+ * the live chunks of its segments plus the hnsw index.
  *
- * Parts are written first, each tagged with its generation, and the head last: a crash or a
- * concurrent reader sees either the old head (whose parts are still there or are detected as
- * mismatched) or the new one. A part that is missing, damaged or of another generation is rebuilt
- * from the chunk records; damaged chunk records mean re-chunking the topic's files.
+ * The head is written last and atomically: a crash or a concurrent reader sees either the old
+ * head (whose segments are still on disk, or detected as missing) or the new one. A segment
+ * whose lexical part is damaged is rebuilt from its texts; damaged records mean re-chunking the
+ * topic's files.
  */
 import { readdir, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 
-import type MiniSearch from 'minisearch';
-
-import type { Chunk } from '../chunking/types.js';
 import { AnnIndex } from './ann.js';
-import { isRecord, readJsonSafe, readTextSafe, topicIndexDir, writeFileAtomic, writeJsonAtomic } from './layout.js';
-import type { LexicalDoc } from './lexical.js';
+import { isRecord, readJsonSafe, topicIndexDir, writeJsonAtomic } from './layout.js';
 import type { FileEntry } from './scan.js';
+import { forgetSegments, loadSegment, removeSegmentFiles, type Segment, type StoredChunk } from './segments.js';
 
-const TOPIC_FORMAT = 1;
+export type { ChunkRecord, StoredChunk } from './segments.js';
 
-export interface ChunkRecord extends Chunk {
-  /** `<path>#<ordinal in file>`: stable while the file's chunking is unchanged. */
-  id: string;
-}
+const TOPIC_FORMAT = 2; // 2: segments
 
 export interface VectorState {
   key: string;
@@ -33,30 +27,45 @@ export interface VectorState {
   count: number;
 }
 
+export interface SegmentInfo {
+  gen: number;
+  /** Docs written into it (live or not): compaction weighs dead ones against live ones. */
+  docs: number;
+}
+
 export interface TopicHead {
   format: number;
   topic: string;
   generation: number;
-  parts: { chunks: number; lexical: number; ann: number | null };
+  /** Oldest first; the first is the base a compaction wrote. */
+  segments: SegmentInfo[];
+  /** Generation of the hnsw part, null when there is none. */
+  ann: number | null;
   files: Record<string, FileEntry>;
   vectors: VectorState | null;
 }
 
+export interface LiveSegment {
+  segment: Segment;
+  /** live[doc] === 1 when the doc's file still has its chunks in this segment. */
+  live: Uint8Array;
+}
+
 export interface TopicIndex {
   head: TopicHead;
-  chunks: Map<string, ChunkRecord>;
-  lexical: MiniSearch<LexicalDoc>;
+  /** Live chunks by id. */
+  chunks: Map<string, StoredChunk>;
+  segments: LiveSegment[];
   ann: AnnIndex | null;
 }
 
 const headFile = (root: string, id: string): string => join(topicIndexDir(root, id), 'head.json');
-const chunksFile = (root: string, id: string): string => join(topicIndexDir(root, id), 'chunks.json');
-const lexicalFile = (root: string, id: string): string => join(topicIndexDir(root, id), 'lexical.json');
 export const annMetaFile = (root: string, id: string): string => join(topicIndexDir(root, id), 'ann.json');
 
 function isHead(v: unknown): v is TopicHead {
   if (!isRecord(v) || v.format !== TOPIC_FORMAT || typeof v.topic !== 'string' || typeof v.generation !== 'number') return false;
-  if (!isRecord(v.parts) || typeof v.parts.chunks !== 'number' || typeof v.parts.lexical !== 'number') return false;
+  if (!Array.isArray(v.segments) || !v.segments.every((s) => isRecord(s) && typeof s.gen === 'number' && typeof s.docs === 'number')) return false;
+  if (v.ann !== null && typeof v.ann !== 'number') return false;
   if (!isRecord(v.files)) return false;
   for (const f of Object.values(v.files)) {
     if (!isRecord(f) || typeof f.sha256 !== 'string' || typeof f.size !== 'number' || !Array.isArray(f.chunks)) return false;
@@ -92,24 +101,29 @@ export function nextGeneration(previous: number | undefined): number {
   return Math.max((previous ?? 0) + 1, Date.now());
 }
 
-export function lexicalDocOf(c: ChunkRecord): LexicalDoc {
-  return { id: c.id, title: c.title, ...(c.symbol ? { symbol: c.symbol } : {}), path: c.path, text: c.text };
-}
-
 export function emptyHead(id: string): TopicHead {
-  return { format: TOPIC_FORMAT, topic: id, generation: 0, parts: { chunks: 0, lexical: 0, ann: null }, files: {}, vectors: null };
+  return { format: TOPIC_FORMAT, topic: id, generation: 0, segments: [], ann: null, files: {}, vectors: null };
 }
 
-export async function newLexical(chunks: Iterable<ChunkRecord>): Promise<MiniSearch<LexicalDoc>> {
-  const { createLexicalIndex, replaceDocs } = await import('./lexical.js');
-  const index = createLexicalIndex();
-  replaceDocs(index, [...chunks].map(lexicalDocOf));
-  return index;
+/** Live chunks per file of `head`, as a count: what compaction and status report. */
+export function liveChunkCount(head: TopicHead): number {
+  let n = 0;
+  for (const f of Object.values(head.files)) n += f.chunks.length;
+  return n;
 }
 
-// Processes that search repeatedly (watch, tests, a daemon) keep the last loaded states; the
-// head's generation tells whether another process has written since. A few topics only: a large
-// topic's chunks and MiniSearch index take tens of MB.
+/** Marks the docs of `segment` whose file entry still points at it. */
+export function liveMask(segment: Segment, files: Readonly<Record<string, FileEntry>>): Uint8Array {
+  const live = new Uint8Array(segment.records.length);
+  segment.records.forEach((r, i) => {
+    const f = Object.hasOwn(files, r.path) ? files[r.path] : undefined;
+    if (f && f.seg === segment.gen) live[i] = 1;
+  });
+  return live;
+}
+
+// Processes that search repeatedly (watch, tests, a daemon) keep the last assembled states; the
+// head's generation tells whether another process has written since.
 const MEMO_SIZE = 8;
 const memo = new Map<string, TopicIndex>();
 const memoKey = (root: string, id: string): string => `${root}\u0000${id}`;
@@ -123,114 +137,101 @@ function remember(key: string, index: TopicIndex): void {
 export function forgetTopicIndex(root: string, id?: string): void {
   if (id !== undefined) memo.delete(memoKey(root, id));
   else for (const k of [...memo.keys()]) if (k.startsWith(`${root}\u0000`)) memo.delete(k);
-}
-
-function isChunkRecord(v: unknown): v is ChunkRecord {
-  return isRecord(v) && typeof v.id === 'string' && typeof v.path === 'string' && typeof v.text === 'string' && typeof v.startLine === 'number';
+  forgetSegments(root, id);
 }
 
 export interface LoadResult {
   index: TopicIndex;
-  /** Parts rebuilt because they were missing or damaged; the caller saves when not empty. */
+  /** Parts rebuilt in memory because they were missing or damaged. */
   repaired: ('lexical' | 'ann')[];
+  /** Segments whose lexical part was rebuilt: the caller saves them (saveSegmentLex). */
+  rebuiltLex: Segment[];
 }
 
 /**
- * The full index of a topic for `head`, repairing what it can. Null when the chunk records are
- * unusable: the caller then re-chunks the topic from its files.
+ * The full index of a topic for `head`, repairing what it can in memory. Null when chunk records
+ * are unusable: the caller then re-chunks the topic from its files.
  */
 export async function loadTopicIndex(root: string, id: string, head: TopicHead): Promise<LoadResult | null> {
   const cached = memo.get(memoKey(root, id));
   if (cached && cached.head.generation === head.generation) {
     remember(memoKey(root, id), cached);
-    return { index: cached, repaired: [] };
+    return { index: cached, repaired: [], rebuiltLex: [] };
   }
-
-  const stored = await readJsonSafe(chunksFile(root, id), (v): v is { generation: number; chunks: unknown[] } =>
-    isRecord(v) && typeof v.generation === 'number' && Array.isArray(v.chunks),
-  );
-  if (!stored || stored.generation !== head.parts.chunks || !stored.chunks.every(isChunkRecord)) return null;
-  const chunks = new Map<string, ChunkRecord>();
-  for (const c of stored.chunks as ChunkRecord[]) chunks.set(c.id, c);
-  // Every chunk the file table names must exist, or the records are not this head's.
+  const segments: LiveSegment[] = [];
+  const chunks = new Map<string, StoredChunk>();
+  const rebuiltLex: Segment[] = [];
+  for (const info of head.segments) {
+    const loaded = await loadSegment(root, id, info.gen);
+    if (!loaded) return null;
+    if (loaded.lexRebuilt) rebuiltLex.push(loaded.segment);
+    const live = liveMask(loaded.segment, head.files);
+    loaded.segment.records.forEach((r, i) => {
+      if (live[i]) chunks.set(r.id, r);
+    });
+    segments.push({ segment: loaded.segment, live });
+  }
+  // Every chunk the file table names must exist, or the segments are not this head's.
   for (const f of Object.values(head.files)) for (const cid of f.chunks) if (!chunks.has(cid)) return null;
 
-  const repaired: LoadResult['repaired'] = [];
-  let lexical: MiniSearch<LexicalDoc> | null = null;
-  const text = await readTextSafe(lexicalFile(root, id));
-  const nl = text?.indexOf('\n') ?? -1;
-  if (text && nl > 0 && Number(text.slice(0, nl)) === head.parts.lexical) {
-    const { loadLexical } = await import('./lexical.js');
-    try {
-      lexical = loadLexical(text.slice(nl + 1));
-      if (lexical.documentCount !== chunks.size) lexical = null;
-    } catch {
-      lexical = null; // DAMAGED_STATE: rebuilt below
-    }
-  }
-  if (!lexical) {
-    lexical = await newLexical(chunks.values());
-    repaired.push('lexical');
-  }
-
+  const repaired: LoadResult['repaired'] = rebuiltLex.length > 0 ? ['lexical'] : [];
   let ann: AnnIndex | null = null;
-  if (head.vectors && head.parts.ann !== null) {
-    ann = await AnnIndex.load(annMetaFile(root, id), { generation: head.parts.ann, key: head.vectors.key });
+  if (head.vectors && head.ann !== null) {
+    ann = await AnnIndex.load(annMetaFile(root, id), { generation: head.ann, key: head.vectors.key });
     if (ann) {
       for (const cid of ann.ids()) if (!chunks.has(cid)) ann = null;
     }
     if (!ann) repaired.push('ann');
   }
-  const index: TopicIndex = { head, chunks, lexical, ann };
+  const index: TopicIndex = { head, chunks, segments, ann };
   if (repaired.length === 0) remember(memoKey(root, id), index);
-  return { index, repaired };
+  return { index, repaired, rebuiltLex };
 }
 
-export interface DirtyParts {
-  chunks: boolean;
-  lexical: boolean;
-  ann: boolean;
+/** Best `limit` live chunk ids for `query` by BM25 over every segment, best first. */
+export async function searchLexical(
+  index: TopicIndex,
+  query: string,
+  limit: number,
+  accept?: (id: string) => boolean,
+): Promise<{ id: string; score: number }[]> {
+  const { searchSegments } = await import('./bm25.js');
+  const views = index.segments.map((s) => ({ segment: s.segment.lex, live: s.live }));
+  return searchSegments(views, query, limit, accept ? { accept } : {}).map((h) => ({ id: h.id, score: h.score }));
 }
 
-/** Writes the dirty parts under a new generation, then the head. */
-export async function saveTopicIndex(root: string, id: string, index: TopicIndex, dirty: DirtyParts): Promise<void> {
-  const gen = nextGeneration(index.head.generation);
-  const head: TopicHead = { ...index.head, generation: gen, parts: { ...index.head.parts } };
+/**
+ * Writes the head (the commit point of a sync), then removes segment and hnsw files the head no
+ * longer names. Readers still holding the old head notice missing files and re-open.
+ */
+export async function saveHead(root: string, id: string, head: TopicHead, index?: TopicIndex): Promise<void> {
   try {
-    if (dirty.chunks || head.parts.chunks === 0) {
-      const records = [...index.chunks.values()];
-      await writeJsonAtomic(chunksFile(root, id), { format: TOPIC_FORMAT, generation: gen, chunks: records });
-      head.parts.chunks = gen;
-    }
-    if (dirty.lexical || head.parts.lexical === 0) {
-      const { serializeLexical } = await import('./lexical.js');
-      await writeFileAtomic(lexicalFile(root, id), `${gen}\n${serializeLexical(index.lexical)}`);
-      head.parts.lexical = gen;
-    }
-    if (index.ann) {
-      if (dirty.ann || head.parts.ann === null) {
-        await index.ann.save(annMetaFile(root, id), gen);
-        head.parts.ann = gen;
-      }
-    } else if (head.parts.ann !== null) {
-      head.parts.ann = null;
-      await rm(annMetaFile(root, id), { force: true });
-    }
     await writeJsonAtomic(headFile(root, id), head);
-    await removeStaleAnnFiles(topicIndexDir(root, id), head.parts.ann);
   } catch (err) {
     memo.delete(memoKey(root, id));
     throw err;
   }
-  index.head = head;
-  remember(memoKey(root, id), index);
+  if (index) {
+    index.head = head;
+    remember(memoKey(root, id), index);
+  } else {
+    memo.delete(memoKey(root, id));
+  }
+  await removeUnreferenced(root, id, head);
 }
 
-async function removeStaleAnnFiles(dir: string, current: number | null): Promise<void> {
+async function removeUnreferenced(root: string, id: string, head: TopicHead): Promise<void> {
+  const dir = topicIndexDir(root, id);
+  const keep = new Set(head.segments.map((s) => s.gen));
   const names = await readdir(dir).catch(() => [] as string[]);
   for (const n of names) {
-    if (/^ann-\d+\.hnsw$/.test(n) && n !== `ann-${current}.hnsw`) await rm(join(dir, n), { force: true });
+    const seg = /^seg-(\d+)\.(json|txt|lex)$/.exec(n);
+    if (seg && !keep.has(Number(seg[1]))) await removeSegmentFiles(root, id, Number(seg[1]));
+    if (/^ann-\d+\.hnsw$/.test(n) && n !== `ann-${head.ann}.hnsw`) await rm(join(dir, n), { force: true });
+    // Files of the previous (single-file) layout.
+    if (n === 'chunks.json' || n === 'lexical.json') await rm(join(dir, n), { force: true });
   }
+  if (head.ann === null) await rm(annMetaFile(root, id), { force: true });
 }
 
 /** Rewrites only the head (stat refreshes: same content, new mtime). */

@@ -11,7 +11,7 @@ import type { Role } from '../chunking/types.js';
 import type { Embedder } from '../embedding/types.js';
 import { TkomaError } from '../errors.js';
 import type { ResolvedEmbedder } from '../index/embedder.js';
-import type { ChunkRecord, TopicIndex } from '../index/topic-index.js';
+import type { StoredChunk, TopicIndex } from '../index/topic-index.js';
 import { untrustedFor } from '../safety/warnings.js';
 import { type FileStatus, fileStatusOf, staleness } from '../store/model.js';
 import { type FileRecord, type LoadedTopic, loadAllTopics, MANIFEST_FILE, readManifest } from '../store/topics.js';
@@ -163,8 +163,8 @@ export async function searchReferences(root: string, req: ReferenceSearchRequest
   }
 
   const indexes = await openIndexes(root, searched, embedder, req.syncFiles ?? true);
-  const { lexicalSearch } = await import('../index/lexical.js');
-  const ranked = rankChunks(question, indexes, embedder, qvec, lexicalSearch, limit, mode);
+  const { searchLexical } = await import('../index/topic-index.js');
+  const ranked = await rankChunks(question, indexes, embedder, qvec, searchLexical, limit, mode);
   const results = await toReferenceHits(ranked.hits, ranked.refs, question, { limit, maxChars, explain: req.explain ?? false, now });
   if (embedder) {
     const withVectors = indexes.filter((x) => x.index.ann?.key === embedder.key);
@@ -191,9 +191,10 @@ export async function searchReferences(root: string, req: ReferenceSearchRequest
   return out;
 }
 
-type LexicalSearch = typeof import('../index/lexical.js').lexicalSearch;
+type LexicalSearch = typeof import('../index/topic-index.js').searchLexical;
 
 interface Opened {
+  root: string;
   topic: LoadedTopic;
   index: TopicIndex;
   manifest?: Map<string, FileRecord>;
@@ -229,7 +230,7 @@ async function openIndexes(root: string, topics: LoadedTopic[], embedder: Embedd
       head = await loadHead(root, id);
       loaded = head ? await loadTopicIndex(root, id, head) : loaded;
     }
-    if (loaded) out.push({ topic, index: loaded.index });
+    if (loaded) out.push({ root, topic, index: loaded.index });
   }
   return out;
 }
@@ -250,7 +251,7 @@ async function manifestOf(dir: string): Promise<Map<string, FileRecord>> {
 
 interface ChunkRef {
   opened: Opened;
-  chunk: ChunkRecord;
+  chunk: StoredChunk;
 }
 
 /**
@@ -267,7 +268,7 @@ function byScore(a: RankedItem, b: RankedItem): number {
 }
 
 /** Lexical and vector lists over every opened topic, fused. */
-export function rankChunks(
+export async function rankChunks(
   question: string,
   opened: Opened[],
   embedder: Embedder | null,
@@ -275,7 +276,7 @@ export function rankChunks(
   lexicalSearch: LexicalSearch,
   limit: number,
   mode: SearchMode = 'hybrid',
-): { hits: FusedHit[]; refs: Map<string, ChunkRef> } {
+): Promise<{ hits: FusedHit[]; refs: Map<string, ChunkRef> }> {
   const lexical: RankedItem[] = [];
   const vector: RankedItem[] = [];
   const candidates = new Map<string, FusionCandidate>();
@@ -307,11 +308,11 @@ export function rankChunks(
       return key;
     };
     if (mode !== 'vector') {
-      // The lexical index holds exactly the chunk records (checked at load), so a per-match
-      // filter is only needed to drop obsolete files: at 100k chunks it costs ~40 ms a query.
+      // Segments answer live docs only (the head's file table), so a per-match filter is only
+      // needed to drop obsolete files.
       const filter = obsolete.size > 0 ? usable : undefined;
-      for (const h of lexicalSearch(o.index.lexical, question, n, filter)) {
-        if (filter || o.index.chunks.has(h.id)) lexical.push({ key: note(h.id), score: h.score });
+      for (const h of await lexicalSearch(o.index, question, n, filter)) {
+        if (o.index.chunks.has(h.id)) lexical.push({ key: note(h.id), score: h.score });
       }
     }
     if (mode !== 'lexical' && qvec && embedder && o.index.ann?.key === embedder.key) {
@@ -335,7 +336,9 @@ async function toReferenceHits(
 ): Promise<ReferenceHit[]> {
   const terms = queryTerms(question);
   const out: ReferenceHit[] = [];
-  for (const h of fused.slice(0, opts.limit)) {
+  const top = fused.slice(0, opts.limit);
+  const texts = await textsOfHits(top.map((h) => refs.get(h.key)!));
+  for (const h of top) {
     const ref = refs.get(h.key)!;
     const { front, dir } = ref.opened.topic;
     ref.opened.manifest ??= await manifestOf(dir);
@@ -352,7 +355,7 @@ async function toReferenceHits(
       score: Math.round(h.score * 10_000) / 10_000,
       title: ref.chunk.title,
       ...(ref.chunk.symbol ? { symbol: ref.chunk.symbol } : {}),
-      snippet: makeSnippet(ref.chunk.text, terms, opts.maxChars).text,
+      snippet: makeSnippet(texts.get(ref)!, terms, opts.maxChars).text,
       source_url: rec?.source_url ?? null,
       ...(rec?.commit ? { commit: rec.commit } : {}),
       fetched_at: rec?.fetched_at ?? front.fetched_at,
@@ -363,6 +366,19 @@ async function toReferenceHits(
     };
     if (opts.explain) hit.explain = h.explain;
     out.push(hit);
+  }
+  return out;
+}
+
+/** The texts of the hits' chunks, read from their segments (a few small reads per query). */
+async function textsOfHits(refs: readonly ChunkRef[]): Promise<Map<ChunkRef, string>> {
+  const { chunkTexts } = await import('../index/segments.js');
+  const out = new Map<ChunkRef, string>();
+  const byTopic = new Map<Opened, ChunkRef[]>();
+  for (const r of refs) byTopic.set(r.opened, [...(byTopic.get(r.opened) ?? []), r]);
+  for (const [opened, list] of byTopic) {
+    const texts = await chunkTexts(opened.root, opened.topic.front.id, list.map((r) => r.chunk));
+    for (const r of list) out.set(r, texts.get(r.chunk.id) ?? '');
   }
   return out;
 }

@@ -1,0 +1,215 @@
+/**
+ * Binary storage of a BM25 segment: a 64-byte header, then little-endian typed-array sections,
+ * each starting on an 8-byte boundary so decoding can view them in place instead of copying.
+ *
+ *   header   magic "TKBM25SG", u32 version, docCount, termCount, postingCount, fieldCount,
+ *            idsBytes, idsChars, termsBytes, termsChars, totalBytes, 12 reserved bytes
+ *   f64[fieldCount]     field weights
+ *   f32[docCount]       weighted doc lengths
+ *   u32[docCount+1]     id offsets (UTF-16 units into the decoded id string)
+ *   u32[termCount+1]    term offsets (UTF-16 units into the decoded term string)
+ *   u32[termCount+1]    posting start per term
+ *   u32[postingCount]   posting doc numbers
+ *   f32[postingCount]   posting weighted tf
+ *   utf8[idsBytes]      all ids concatenated
+ *   utf8[termsBytes]    all terms concatenated, sorted
+ *
+ * Decoding validates every count, offset and doc number, so a truncated, padded, garbage or
+ * other-version buffer throws DAMAGED_STATE (the caller rebuilds) and search never reads out of
+ * range.
+ */
+import { TkomaError } from '../errors.js';
+import { SegmentData, segmentData, type Bm25Segment } from './bm25-segment.js';
+
+const MAGIC = 'TKBM25SG';
+/** Bump on any layout or term-pipeline change: older segments must be rebuilt, not misread. */
+export const BM25_FORMAT_VERSION = 1;
+const HEADER = 64;
+const LITTLE_ENDIAN = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
+
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+const align8 = (n: number): number => (n + 7) & ~7;
+
+interface Layout {
+  weights: number;
+  docLen: number;
+  idOffsets: number;
+  termOffsets: number;
+  postStart: number;
+  postDocs: number;
+  postTf: number;
+  ids: number;
+  terms: number;
+  total: number;
+}
+
+function layout(docs: number, terms: number, postings: number, fields: number, idsBytes: number, termsBytes: number): Layout {
+  const weights = HEADER;
+  const docLen = align8(weights + 8 * fields);
+  const idOffsets = align8(docLen + 4 * docs);
+  const termOffsets = align8(idOffsets + 4 * (docs + 1));
+  const postStart = align8(termOffsets + 4 * (terms + 1));
+  const postDocs = align8(postStart + 4 * (terms + 1));
+  const postTf = align8(postDocs + 4 * postings);
+  const ids = align8(postTf + 4 * postings);
+  const termsAt = ids + idsBytes;
+  return { weights, docLen, idOffsets, termOffsets, postStart, postDocs, postTf, ids, terms: termsAt, total: termsAt + termsBytes };
+}
+
+type Typed = Uint32Array | Float32Array | Float64Array;
+
+function put(out: Uint8Array, view: DataView, at: number, arr: Typed): void {
+  if (LITTLE_ENDIAN) {
+    out.set(new Uint8Array(arr.buffer, arr.byteOffset, arr.byteLength), at);
+    return;
+  }
+  const size = arr.BYTES_PER_ELEMENT;
+  for (let i = 0; i < arr.length; i++) {
+    const v = arr[i]!;
+    if (arr instanceof Float64Array) view.setFloat64(at + i * 8, v, true);
+    else if (arr instanceof Float32Array) view.setFloat32(at + i * size, v, true);
+    else view.setUint32(at + i * size, v, true);
+  }
+}
+
+function utf16Offsets(strings: readonly string[]): Uint32Array {
+  const out = new Uint32Array(strings.length + 1);
+  for (let i = 0; i < strings.length; i++) out[i + 1] = out[i]! + strings[i]!.length;
+  return out;
+}
+
+export function encodeSegment(seg: Bm25Segment): Uint8Array {
+  const s = segmentData(seg);
+  const joinedIds = s.ids.join('');
+  // Offsets are UTF-16 units of the decoded text: a lone surrogate would not survive UTF-8.
+  if (LONE_SURROGATE.test(joinedIds) || LONE_SURROGATE.test(s.terms)) {
+    throw new TkomaError('INTERNAL', 'BM25 ids and terms must be well-formed Unicode.');
+  }
+  const enc = new TextEncoder();
+  const idBytes = enc.encode(joinedIds);
+  const termBytes = enc.encode(s.terms);
+  const postings = s.postDocs.length;
+  const L = layout(s.docCount, s.termCount, postings, s.fieldWeights.length, idBytes.length, termBytes.length);
+  const out = new Uint8Array(L.total);
+  const view = new DataView(out.buffer);
+  for (let i = 0; i < MAGIC.length; i++) out[i] = MAGIC.charCodeAt(i);
+  const header = [BM25_FORMAT_VERSION, s.docCount, s.termCount, postings, s.fieldWeights.length,
+    idBytes.length, joinedIds.length, termBytes.length, s.terms.length, L.total];
+  header.forEach((v, i) => view.setUint32(8 + 4 * i, v, true));
+  put(out, view, L.weights, s.fieldWeights);
+  put(out, view, L.docLen, s.docLen);
+  put(out, view, L.idOffsets, utf16Offsets(s.ids));
+  put(out, view, L.termOffsets, s.termOffsets);
+  put(out, view, L.postStart, s.postStart);
+  put(out, view, L.postDocs, s.postDocs);
+  put(out, view, L.postTf, s.postTf);
+  out.set(idBytes, L.ids);
+  out.set(termBytes, L.terms);
+  return out;
+}
+
+function damaged(message: string, details: Record<string, unknown> = {}): TkomaError {
+  return new TkomaError('DAMAGED_STATE', `The BM25 index segment is damaged: ${message}; rebuild the index.`, details);
+}
+
+type Kind = 'u32' | 'f32' | 'f64';
+const CTORS = { u32: Uint32Array, f32: Float32Array, f64: Float64Array } as const;
+
+/** A typed view of `n` elements at `at`; copied when unaligned or on a big-endian host. */
+function read(bytes: Uint8Array, at: number, n: number, kind: 'u32'): Uint32Array;
+function read(bytes: Uint8Array, at: number, n: number, kind: 'f32'): Float32Array;
+function read(bytes: Uint8Array, at: number, n: number, kind: 'f64'): Float64Array;
+function read(bytes: Uint8Array, at: number, n: number, kind: Kind): Typed {
+  const Ctor = CTORS[kind];
+  const size = Ctor.BYTES_PER_ELEMENT;
+  const offset = bytes.byteOffset + at;
+  if (LITTLE_ENDIAN && offset % size === 0) return new Ctor(bytes.buffer as ArrayBuffer, offset, n);
+  const out = new Ctor(n);
+  if (LITTLE_ENDIAN) {
+    new Uint8Array(out.buffer).set(bytes.subarray(at, at + n * size));
+    return out;
+  }
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  for (let i = 0; i < n; i++) {
+    const p = at + i * size;
+    out[i] = kind === 'f64' ? view.getFloat64(p, true) : kind === 'f32' ? view.getFloat32(p, true) : view.getUint32(p, true);
+  }
+  return out;
+}
+
+/** Offsets must start at 0, never decrease and end exactly at `end`. */
+function checkOffsets(offsets: Uint32Array, end: number, what: string): void {
+  if (offsets[0] !== 0 || offsets[offsets.length - 1] !== end) throw damaged(`${what} do not span their data`);
+  for (let i = 1; i < offsets.length; i++) {
+    if (offsets[i]! < offsets[i - 1]!) throw damaged(`${what} go backwards`, { at: i });
+  }
+}
+
+function decodeText(bytes: Uint8Array, what: string, chars: number): string {
+  let text: string;
+  try {
+    text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(bytes);
+  } catch {
+    throw damaged(`${what} are not UTF-8`);
+  }
+  if (text.length !== chars) throw damaged(`${what} have the wrong length`);
+  return text;
+}
+
+/** The segment views `bytes` in place where it can: do not modify the buffer afterwards. */
+export function decodeSegment(bytes: Uint8Array): Bm25Segment {
+  if (!(bytes instanceof Uint8Array) || bytes.length < HEADER) throw damaged('too short for a header', { bytes: bytes?.length ?? 0 });
+  for (let i = 0; i < MAGIC.length; i++) {
+    if (bytes[i] !== MAGIC.charCodeAt(i)) throw damaged('not a BM25 segment (bad magic)');
+  }
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const u32 = (i: number): number => view.getUint32(8 + 4 * i, true);
+  const version = u32(0);
+  if (version !== BM25_FORMAT_VERSION) {
+    throw damaged(`format version ${version}, expected ${BM25_FORMAT_VERSION}`, { version, expected: BM25_FORMAT_VERSION });
+  }
+  const [docs, terms, postings, fields, idsBytes, idsChars, termsBytes, termsChars, total] =
+    [1, 2, 3, 4, 5, 6, 7, 8, 9].map(u32) as [number, number, number, number, number, number, number, number, number];
+  const L = layout(docs, terms, postings, fields, idsBytes, termsBytes);
+  if (total !== bytes.length || L.total !== bytes.length) {
+    throw damaged('size does not match its header (truncated?)', { bytes: bytes.length, expected: L.total });
+  }
+
+  const weights = read(bytes, L.weights, fields, 'f64');
+  for (const w of weights) if (!(w >= 0 && Number.isFinite(w))) throw damaged('bad field weight');
+  const docLen = read(bytes, L.docLen, docs, 'f32');
+  for (let i = 0; i < docs; i++) {
+    const v = docLen[i]!;
+    if (!(v >= 0 && v < Infinity)) throw damaged('bad doc length', { doc: i });
+  }
+  const idOffsets = read(bytes, L.idOffsets, docs + 1, 'u32');
+  checkOffsets(idOffsets, idsChars, 'id offsets');
+  const termOffsets = read(bytes, L.termOffsets, terms + 1, 'u32');
+  checkOffsets(termOffsets, termsChars, 'term offsets');
+  const postStart = read(bytes, L.postStart, terms + 1, 'u32');
+  checkOffsets(postStart, postings, 'posting starts');
+  const postDocs = read(bytes, L.postDocs, postings, 'u32');
+  const postTf = read(bytes, L.postTf, postings, 'f32');
+  checkPostings(postStart, postDocs, postTf, docs);
+
+  const idText = decodeText(bytes.subarray(L.ids, L.ids + idsBytes), 'ids', idsChars);
+  const termText = decodeText(bytes.subarray(L.terms, L.terms + termsBytes), 'terms', termsChars);
+  const ids = new Array<string>(docs);
+  for (let i = 0; i < docs; i++) ids[i] = idText.slice(idOffsets[i], idOffsets[i + 1]);
+  return new SegmentData(ids, weights, docLen, termText, termOffsets, postStart, postDocs, postTf);
+}
+
+/** Doc numbers strictly ascending inside each term and in range; tf positive and finite. */
+function checkPostings(postStart: Uint32Array, postDocs: Uint32Array, postTf: Float32Array, docs: number): void {
+  for (let t = 0; t + 1 < postStart.length; t++) {
+    let prev = -1;
+    for (let p = postStart[t]!, end = postStart[t + 1]!; p < end; p++) {
+      const d = postDocs[p]!;
+      if (d <= prev || d >= docs) throw damaged('bad posting doc number', { term: t, posting: p });
+      prev = d;
+      const tf = postTf[p]!;
+      if (!(tf > 0 && tf < Infinity)) throw damaged('bad posting frequency', { term: t, posting: p });
+    }
+  }
+}

@@ -1,0 +1,248 @@
+/**
+ * The in-memory shape of a BM25 segment and how one is built from documents. A segment is a
+ * handful of flat typed arrays (no per-posting objects), so building, encoding and decoding stay
+ * linear and cheap; bm25-format.ts stores exactly these arrays, bm25.ts queries them.
+ */
+import { TkomaError } from '../errors.js';
+import { processTerm, tokenize } from './tokenize.js';
+
+export interface Bm25Doc {
+  id: string;
+  /** fields[i] is weighted by Bm25BuildParams.fieldWeights[i]; missing fields count as empty. */
+  fields: readonly string[];
+}
+
+export interface Bm25BuildParams {
+  fieldWeights: readonly number[];
+}
+
+export interface Bm25Segment {
+  readonly docCount: number;
+  /** Doc number -> id. */
+  readonly ids: readonly string[];
+}
+
+/**
+ * For chunks mapped to [title, symbol ?? '', path, text]. Chosen by bench/lexical-quality.ts (see
+ * its header): BM25F saturates the summed tf, so title and symbol at full weight help instead of
+ * triple-counting a name that the text repeats; the symbol counts double so a definition beats
+ * its call sites; the path counts half (it is shared by every chunk of a file).
+ */
+export const DEFAULT_BUILD: Bm25BuildParams = { fieldWeights: [1, 2, 0.5, 1] };
+
+/**
+ * Internal representation behind the Bm25Segment interface. Postings are grouped by term (terms
+ * sorted in JS string order, so a binary search finds them), doc numbers ascending inside a term.
+ */
+export class SegmentData implements Bm25Segment {
+  /** Sum of docLen (float64): the all-live total length, so unmasked views need no pass. */
+  readonly totalLen: number;
+
+  constructor(
+    readonly ids: readonly string[],
+    readonly fieldWeights: Float64Array,
+    /** Weighted length per doc: sum over fields of weight * kept terms. */
+    readonly docLen: Float32Array,
+    /** Every term concatenated in sorted order; termOffsets[t]..termOffsets[t+1] is term t. */
+    readonly terms: string,
+    readonly termOffsets: Uint32Array,
+    /** postStart[t]..postStart[t+1] indexes postDocs/postTf for term t. */
+    readonly postStart: Uint32Array,
+    readonly postDocs: Uint32Array,
+    /** Weighted term frequency: sum over fields of weight * occurrences. */
+    readonly postTf: Float32Array,
+  ) {
+    let total = 0;
+    for (let i = 0; i < docLen.length; i++) total += docLen[i]!;
+    this.totalLen = total;
+  }
+
+  get docCount(): number {
+    return this.docLen.length;
+  }
+
+  get termCount(): number {
+    return this.termOffsets.length - 1;
+  }
+
+  /** Term number of `term`, or -1. Binary search over the sorted term table. */
+  findTerm(term: string): number {
+    const { terms, termOffsets } = this;
+    let lo = 0;
+    let hi = termOffsets.length - 2;
+    while (lo <= hi) {
+      const mid = (lo + hi) >>> 1;
+      const t = terms.slice(termOffsets[mid], termOffsets[mid + 1]);
+      if (t === term) return mid;
+      if (t < term) lo = mid + 1;
+      else hi = mid - 1;
+    }
+    return -1;
+  }
+}
+
+/** Narrows a Bm25Segment to the implementation (segments only come from this module). */
+export function segmentData(seg: Bm25Segment): SegmentData {
+  if (seg instanceof SegmentData) return seg;
+  throw new TkomaError('INTERNAL', 'Not a BM25 segment made by buildSegment or decodeSegment.');
+}
+
+function checkWeights(weights: readonly number[]): Float64Array {
+  if (weights.length === 0 || weights.some((w) => !Number.isFinite(w) || w < 0)) {
+    throw new TkomaError('INTERNAL', 'BM25 field weights must be finite and >= 0.', { fieldWeights: [...weights] });
+  }
+  return Float64Array.from(weights);
+}
+
+/** Growable posting stream in document order: (term, tf) per posting; doc numbers run alongside. */
+class PostingStream {
+  term = new Uint32Array(1 << 14);
+  doc = new Uint32Array(1 << 14);
+  tf = new Float32Array(1 << 14);
+  length = 0;
+
+  push(term: number, doc: number, tf: number): void {
+    if (this.length === this.term.length) {
+      const cap = this.term.length * 2;
+      this.term = grow(this.term, new Uint32Array(cap));
+      this.doc = grow(this.doc, new Uint32Array(cap));
+      this.tf = grow(this.tf, new Float32Array(cap));
+    }
+    this.term[this.length] = term;
+    this.doc[this.length] = doc;
+    this.tf[this.length] = tf;
+    this.length++;
+  }
+}
+
+function grow<T extends Uint32Array | Float32Array | Float64Array>(from: T, to: T): T {
+  to.set(from);
+  return to;
+}
+
+/** Term numbers in order of first appearance in a build. */
+class Vocabulary {
+  readonly names: string[] = [];
+  private readonly ids = new Map<string, number>();
+  /** Raw token -> term number (-1 = dropped): skips processTerm for every repeat of a token. */
+  private readonly raw = new Map<string, number>();
+
+  get size(): number {
+    return this.names.length;
+  }
+
+  /** The kept terms of `text`, in order, as term numbers. */
+  termsOf(text: string): number[] {
+    const out: number[] = [];
+    for (const raw of tokenize(text)) {
+      let t = this.raw.get(raw);
+      if (t === undefined) {
+        const term = processTerm(raw);
+        if (term === null) t = -1;
+        else {
+          t = this.ids.get(term);
+          if (t === undefined) {
+            t = this.names.length;
+            this.ids.set(term, t);
+            this.names.push(term);
+          }
+        }
+        this.raw.set(raw, t);
+      }
+      if (t >= 0) out.push(t);
+    }
+    return out;
+  }
+}
+
+/**
+ * Builds one immutable segment. Each field is tokenized with the shared code-aware pipeline;
+ * a doc's tf for a term is sum_f w_f * tf_f and its length sum_f w_f * len_f (BM25F with the
+ * weights baked in, and stored so a reader can tell what it got). Doc numbers follow `docs`.
+ */
+export function buildSegment(docs: readonly Bm25Doc[], params: Bm25BuildParams = DEFAULT_BUILD): Bm25Segment {
+  const weights = checkWeights(params.fieldWeights);
+  const ids: string[] = new Array<string>(docs.length);
+  const seen = new Set<string>();
+  const vocab = new Vocabulary();
+  let tfAcc = new Float64Array(1 << 12);
+  const touched: number[] = [];
+  const lastText: (string | undefined)[] = [];
+  const lastTerms: (number[] | undefined)[] = [];
+  const stream = new PostingStream();
+  const docLen = new Float32Array(docs.length);
+
+  for (let d = 0; d < docs.length; d++) {
+    const doc = docs[d]!;
+    if (seen.has(doc.id)) {
+      throw new TkomaError('INTERNAL', `Duplicate id in one BM25 segment: ${doc.id}`, { id: doc.id });
+    }
+    if (doc.fields.length > weights.length) {
+      throw new TkomaError('INTERNAL', 'A BM25 doc has more fields than there are field weights.', {
+        id: doc.id,
+        fields: doc.fields.length,
+        weights: weights.length,
+      });
+    }
+    seen.add(doc.id);
+    ids[d] = doc.id;
+    let len = 0;
+    for (let f = 0; f < doc.fields.length; f++) {
+      const w = weights[f]!;
+      const text = doc.fields[f]!;
+      if (w === 0 || text === '') continue;
+      // Chunks of one file repeat their path and often their title: reuse the last term list.
+      let terms = lastTerms[f];
+      if (lastText[f] !== text) {
+        terms = vocab.termsOf(text);
+        lastText[f] = text;
+        lastTerms[f] = terms;
+      }
+      if (vocab.size > tfAcc.length) tfAcc = grow(tfAcc, new Float64Array(Math.max(vocab.size, tfAcc.length * 2)));
+      for (const t of terms!) {
+        len += w;
+        if (tfAcc[t] === 0) touched.push(t);
+        tfAcc[t] += w;
+      }
+    }
+    docLen[d] = len;
+    for (const t of touched) {
+      stream.push(t, d, tfAcc[t]!);
+      tfAcc[t] = 0;
+    }
+    touched.length = 0;
+  }
+  return assemble(ids, weights, docLen, vocab.names, stream);
+}
+
+/** Sorts the vocabulary and regroups the document-ordered stream by term (a counting sort). */
+function assemble(
+  ids: string[],
+  weights: Float64Array,
+  docLen: Float32Array,
+  names: string[],
+  stream: PostingStream,
+): SegmentData {
+  const sorted = names.slice().sort();
+  const rank = new Uint32Array(names.length);
+  const byName = new Map<string, number>();
+  names.forEach((n, i) => byName.set(n, i));
+  const termOffsets = new Uint32Array(sorted.length + 1);
+  for (let r = 0; r < sorted.length; r++) {
+    rank[byName.get(sorted[r]!)!] = r;
+    termOffsets[r + 1] = termOffsets[r]! + sorted[r]!.length;
+  }
+  const n = stream.length;
+  const postStart = new Uint32Array(sorted.length + 1);
+  for (let i = 0; i < n; i++) postStart[rank[stream.term[i]!]! + 1]!++;
+  for (let r = 0; r < sorted.length; r++) postStart[r + 1]! += postStart[r]!;
+  const cursor = postStart.slice(0, sorted.length);
+  const postDocs = new Uint32Array(n);
+  const postTf = new Float32Array(n);
+  for (let i = 0; i < n; i++) {
+    const at = cursor[rank[stream.term[i]!]!]!++;
+    postDocs[at] = stream.doc[i]!;
+    postTf[at] = stream.tf[i]!;
+  }
+  return new SegmentData(ids, weights, docLen, sorted.join(''), termOffsets, postStart, postDocs, postTf);
+}

@@ -1,0 +1,194 @@
+/**
+ * A segmented BM25F engine for chunk search. A topic's lexical index is a list of immutable
+ * segments (a base plus small deltas) and a liveness mask per segment decided by the caller;
+ * searchSegments scores them as one corpus: N, the average length and every df are computed over
+ * the live docs of all views at query time, so base + deltas with dead docs rank exactly like a
+ * fresh build of the live docs. Storage lives in bm25-format.ts, building in bm25-segment.ts.
+ * Defaults were tuned by bench/lexical-quality.ts (see its header for the experiment table).
+ */
+import { TkomaError } from '../errors.js';
+import { segmentData, type Bm25Segment, type SegmentData } from './bm25-segment.js';
+import { releaseScratch, takeScratch, TopK } from './bm25-topk.js';
+import { processTerm, tokenize } from './tokenize.js';
+
+export { buildSegment, DEFAULT_BUILD } from './bm25-segment.js';
+export type { Bm25BuildParams, Bm25Doc, Bm25Segment } from './bm25-segment.js';
+export { BM25_FORMAT_VERSION, decodeSegment, encodeSegment } from './bm25-format.js';
+
+export interface Bm25QueryParams {
+  /** Term-frequency saturation. */
+  k1: number;
+  /** Length normalisation: 0 = none, 1 = full. */
+  b: number;
+}
+
+/**
+ * Higher saturation and full length normalisation (Lucene uses 0.9 / 0.4) won on prose and code
+ * alike; chunks are size-bounded, so b = 1 cannot bury a long document (bench header).
+ */
+export const DEFAULT_QUERY: Bm25QueryParams = { k1: 1.5, b: 1 };
+
+/**
+ * The field weights a segment was built with (stored in it). Views searched together should
+ * share them: compare with DEFAULT_BUILD to find segments to rebuild after the defaults change.
+ */
+export function segmentFieldWeights(seg: Bm25Segment): number[] {
+  return [...segmentData(seg).fieldWeights];
+}
+
+export interface SegmentView {
+  segment: Bm25Segment;
+  /** live[doc] === 1 means live (anything else, or past its end, is dead); absent = all live. */
+  live?: Uint8Array;
+}
+
+export interface Bm25Hit {
+  /** Index into the views passed to searchSegments. */
+  view: number;
+  /** Doc number inside that view's segment. */
+  doc: number;
+  id: string;
+  score: number;
+}
+
+export interface Bm25SearchOptions {
+  params?: Bm25QueryParams;
+  /** Drops ids before the limit is applied (called only for docs that would make the cut). */
+  accept?: (id: string) => boolean;
+}
+
+/**
+ * Distinct index terms of a query, in first-seen order. A repeated word counts once: queries
+ * are questions and identifiers, where repetition is mostly an accident of phrasing (and the
+ * identifier splitter already repeats parts: `parse_config` gives parse, config, parseconfig).
+ */
+export function queryTerms(query: string): string[] {
+  const out: string[] = [];
+  const seen = new Set<string>();
+  for (const raw of tokenize(query)) {
+    const term = processTerm(raw);
+    if (term === null || seen.has(term)) continue;
+    seen.add(term);
+    out.push(term);
+  }
+  return out;
+}
+
+function checkParams(p: Bm25QueryParams): void {
+  if (!(p.k1 >= 0 && Number.isFinite(p.k1) && p.b >= 0 && p.b <= 1)) {
+    throw new TkomaError('INTERNAL', 'BM25 needs k1 >= 0 and 0 <= b <= 1.', { k1: p.k1, b: p.b });
+  }
+}
+
+/** Live docs and their total weighted length over every view. */
+function corpusStats(segs: readonly SegmentData[], views: readonly SegmentView[]): { n: number; total: number } {
+  let n = 0;
+  let total = 0;
+  segs.forEach((s, v) => {
+    const live = views[v]!.live;
+    if (!live) {
+      n += s.docCount;
+      total += s.totalLen;
+      return;
+    }
+    for (let d = 0; d < s.docCount; d++) {
+      if (live[d] === 1) {
+        n++;
+        total += s.docLen[d]!;
+      }
+    }
+  });
+  return { n, total };
+}
+
+function livePostings(s: SegmentData, t: number, live: Uint8Array | undefined): number {
+  const start = s.postStart[t]!;
+  const end = s.postStart[t + 1]!;
+  if (!live) return end - start;
+  let n = 0;
+  for (let p = start; p < end; p++) if (live[s.postDocs[p]!] === 1) n++;
+  return n;
+}
+
+/**
+ * Best `limit` docs for `query` over all views, best first; equal scores are ordered by id, then
+ * view. BM25F per doc: sum over distinct query terms of idf * tf (k1 + 1) / (tf + k1 (1 - b +
+ * b dl / avgdl)) with Lucene's idf log(1 + (N - df + 0.5) / (df + 0.5)).
+ */
+export function searchSegments(
+  views: readonly SegmentView[],
+  query: string,
+  limit: number,
+  opts: Bm25SearchOptions = {},
+): Bm25Hit[] {
+  const k = Math.floor(limit);
+  if (!(k > 0) || views.length === 0) return [];
+  const terms = queryTerms(query);
+  if (terms.length === 0) return [];
+  const { k1, b } = opts.params ?? DEFAULT_QUERY;
+  checkParams({ k1, b });
+  const segs = views.map((v) => segmentData(v.segment));
+  const { n, total } = corpusStats(segs, views);
+  if (n === 0) return [];
+  const avgdl = total / n;
+
+  // Term numbers per view (-1 = absent) and global live df, before any scoring.
+  const found = segs.map((s) => terms.map((t) => s.findTerm(t)));
+  const idf = terms.map((_, q) => {
+    let df = 0;
+    segs.forEach((s, v) => {
+      const t = found[v]![q]!;
+      if (t >= 0) df += livePostings(s, t, views[v]!.live);
+    });
+    return df === 0 ? 0 : Math.log(1 + (n - df + 0.5) / (df + 0.5));
+  });
+
+  const top = new TopK(Math.min(k, n), opts.accept);
+  // Per-doc length factor k1 (1 - b + b dl / avgdl) = c0 + c1 dl.
+  const c0 = k1 * (1 - b);
+  const c1 = avgdl > 0 ? (k1 * b) / avgdl : 0;
+  segs.forEach((s, v) => {
+    const tnums = found[v]!;
+    if (tnums.every((t, q) => t < 0 || idf[q] === 0)) return;
+    const acc = takeScratch(s.docCount);
+    try {
+      accumulate(s, views[v]!.live, tnums, idf, acc, k1, c0, c1);
+      // Every stored tf is > 0 and every used idf > 0, so a score of 0 means "not matched".
+      for (let d = 0; d < acc.length; d++) {
+        const score = acc[d]!;
+        if (score > 0) top.offer(score, v, d, s.ids);
+      }
+    } finally {
+      releaseScratch(acc);
+    }
+  });
+  return top.sorted();
+}
+
+/**
+ * Adds every live posting's BM25 contribution to acc[doc]. Query-term order is the same for every
+ * view, so a doc's sum is computed in the same order whichever segment holds it.
+ */
+function accumulate(
+  s: SegmentData,
+  live: Uint8Array | undefined,
+  tnums: readonly number[],
+  idf: readonly number[],
+  acc: Float64Array,
+  k1: number,
+  c0: number,
+  c1: number,
+): void {
+  const { postStart, postDocs, postTf, docLen } = s;
+  for (let q = 0; q < tnums.length; q++) {
+    const t = tnums[q]!;
+    const w = idf[q]! * (k1 + 1);
+    if (t < 0 || w === 0) continue;
+    for (let p = postStart[t]!, end = postStart[t + 1]!; p < end; p++) {
+      const d = postDocs[p]!;
+      if (live && live[d] !== 1) continue;
+      const tf = postTf[p]!;
+      acc[d] += (w * tf) / (tf + c0 + c1 * docLen[d]!);
+    }
+  }
+}

@@ -1,0 +1,211 @@
+/**
+ * Immutable chunk segments of a topic's index. A sync writes the chunks of the files it
+ * (re)indexed as one new segment instead of rewriting the topic: a one-file edit in a 100k-chunk
+ * topic costs a few small files. Which chunks of a segment are live is decided by the head's file
+ * table (a file's chunks live in the segment its entry names), so a segment is never edited.
+ *
+ * ```
+ * seg-<g>.json  chunk records in doc order, without their text: {format, generation, chunks}
+ * seg-<g>.txt   the chunk texts, UTF-8, back to back (records hold byte offset and length)
+ * seg-<g>.lex   binary BM25 segment over the same docs (bm25.ts)
+ * ```
+ * Texts live apart from the records because only a handful are read per query (snippets), and
+ * parsing them with the records cost most of a cold search's time.
+ */
+import { open, readFile, rm, stat } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
+import { join } from 'node:path';
+
+import type { Chunk } from '../chunking/types.js';
+import type { Bm25Doc, Bm25Segment } from './bm25.js';
+import { isRecord, readJsonSafe, topicIndexDir, writeFileAtomic, writeJsonAtomic } from './layout.js';
+
+const SEGMENT_FORMAT = 1;
+
+/** A chunk as the sync produces it: the chunker's record plus its id. */
+export interface ChunkRecord extends Chunk {
+  /** `<path>#<ordinal in file>`: stable while the file's chunking is unchanged. */
+  id: string;
+}
+
+/** A chunk as the index keeps it: no text, but where to read it. */
+export interface StoredChunk extends Omit<ChunkRecord, 'text'> {
+  /** Generation of the segment holding it. */
+  seg: number;
+  /** Byte offset and length of the text in `seg-<g>.txt`. */
+  off: number;
+  len: number;
+}
+
+export interface Segment {
+  gen: number;
+  records: StoredChunk[];
+  lex: Bm25Segment;
+}
+
+export const segmentFile = (root: string, topic: string, gen: number, ext: 'json' | 'txt' | 'lex'): string =>
+  join(topicIndexDir(root, topic), `seg-${gen}.${ext}`);
+
+/** What BM25 indexes of a chunk (field order matches bm25's DEFAULT_BUILD weights). */
+export function lexicalDocOf(c: Pick<ChunkRecord, 'id' | 'title' | 'symbol' | 'path'>, text: string): Bm25Doc {
+  return { id: c.id, fields: [c.title, c.symbol ?? '', c.path, text] };
+}
+
+// Segments never change once written, so a process that searches repeatedly (serve, watch, a
+// sync followed by its search) decodes each one once. Bounded: a 100k-chunk segment is tens of MB.
+const SEGMENT_CACHE_SIZE = 32;
+const cache = new Map<string, Segment>();
+const cacheKey = (root: string, topic: string, gen: number): string => `${root}\u0000${topic}\u0000${gen}`;
+
+function remember(root: string, topic: string, seg: Segment): void {
+  const key = cacheKey(root, topic, seg.gen);
+  cache.delete(key);
+  cache.set(key, seg);
+  while (cache.size > SEGMENT_CACHE_SIZE) cache.delete(cache.keys().next().value!);
+}
+
+export function forgetSegments(root: string, topic?: string): void {
+  const prefix = topic === undefined ? `${root}\u0000` : `${root}\u0000${topic}\u0000`;
+  for (const k of [...cache.keys()]) if (k.startsWith(prefix)) cache.delete(k);
+}
+
+/** Writes a new segment (text, records, lexical; each atomic) and returns it in memory. */
+export async function writeSegment(root: string, topic: string, gen: number, chunks: readonly ChunkRecord[]): Promise<Segment> {
+  const { buildSegment, encodeSegment } = await import('./bm25.js');
+  const parts: Buffer[] = [];
+  const records: StoredChunk[] = [];
+  let off = 0;
+  for (const c of chunks) {
+    const bytes = Buffer.from(c.text, 'utf8');
+    parts.push(bytes);
+    const { text: _text, ...rest } = c;
+    records.push({ ...rest, seg: gen, off, len: bytes.length });
+    off += bytes.length;
+  }
+  const lex = buildSegment(chunks.map((c) => lexicalDocOf(c, c.text)));
+  await writeFileAtomic(segmentFile(root, topic, gen, 'txt'), Buffer.concat(parts));
+  await writeJsonAtomic(segmentFile(root, topic, gen, 'json'), { format: SEGMENT_FORMAT, generation: gen, chunks: records });
+  await writeFileAtomic(segmentFile(root, topic, gen, 'lex'), encodeSegment(lex));
+  const seg = { gen, records, lex };
+  remember(root, topic, seg);
+  return seg;
+}
+
+function isStoredChunk(v: unknown): v is StoredChunk {
+  return (
+    isRecord(v) &&
+    typeof v.id === 'string' &&
+    typeof v.path === 'string' &&
+    typeof v.startLine === 'number' &&
+    typeof v.off === 'number' &&
+    typeof v.len === 'number' &&
+    typeof v.hash === 'string'
+  );
+}
+
+export async function readSegmentRecords(root: string, topic: string, gen: number): Promise<StoredChunk[] | null> {
+  const cached = cache.get(cacheKey(root, topic, gen));
+  if (cached) return cached.records;
+  const stored = await readJsonSafe(segmentFile(root, topic, gen, 'json'), (v): v is { generation: number; chunks: unknown[] } =>
+    isRecord(v) && v.format === SEGMENT_FORMAT && typeof v.generation === 'number' && Array.isArray(v.chunks),
+  );
+  if (!stored || stored.generation !== gen || !stored.chunks.every(isStoredChunk)) return null;
+  return stored.chunks as StoredChunk[];
+}
+
+export interface SegmentLoad {
+  segment: Segment;
+  /** The lexical part was missing or damaged and was rebuilt from the texts (not yet saved). */
+  lexRebuilt: boolean;
+}
+
+/** A segment from disk (or the cache). Null when its records or texts are unusable. */
+export async function loadSegment(root: string, topic: string, gen: number): Promise<SegmentLoad | null> {
+  const cached = cache.get(cacheKey(root, topic, gen));
+  if (cached) return { segment: cached, lexRebuilt: false };
+  const records = await readSegmentRecords(root, topic, gen);
+  if (!records) return null;
+  // A text file of the wrong size (truncated, replaced) would serve wrong snippets: unusable.
+  const textBytes = records.reduce((n, r) => n + r.len, 0);
+  const st = await stat(segmentFile(root, topic, gen, 'txt')).catch(() => null);
+  if (!st || st.size !== textBytes) return null;
+  const { buildSegment, decodeSegment, DEFAULT_BUILD, segmentFieldWeights } = await import('./bm25.js');
+  let lex: Bm25Segment | null = null;
+  try {
+    const bytes = await readFile(segmentFile(root, topic, gen, 'lex'));
+    lex = decodeSegment(bytes);
+    if (lex.docCount !== records.length || lex.ids.some((id, i) => id !== records[i]!.id)) lex = null;
+    // Built with other field weights (an older version of the tool): scores would not mix.
+    else if (segmentFieldWeights(lex).join() !== DEFAULT_BUILD.fieldWeights.join()) lex = null;
+  } catch {
+    lex = null; // missing or DAMAGED_STATE: rebuilt from the texts below
+  }
+  let lexRebuilt = false;
+  if (!lex) {
+    const texts = await readTexts(root, topic, gen, records);
+    if (!texts) return null;
+    lex = buildSegment(records.map((r, i) => lexicalDocOf(r, texts[i]!)));
+    lexRebuilt = true;
+  }
+  const segment = { gen, records, lex };
+  if (!lexRebuilt) remember(root, topic, segment);
+  return { segment, lexRebuilt };
+}
+
+/** Rewrites a segment's lexical file (after loadSegment rebuilt it). */
+export async function saveSegmentLex(root: string, topic: string, segment: Segment): Promise<void> {
+  const { encodeSegment } = await import('./bm25.js');
+  await writeFileAtomic(segmentFile(root, topic, segment.gen, 'lex'), encodeSegment(segment.lex));
+  remember(root, topic, segment);
+}
+
+/** Texts of `records` (all of one segment), or null when the text file is missing or short. */
+export async function readTexts(root: string, topic: string, gen: number, records: readonly StoredChunk[]): Promise<string[] | null> {
+  if (records.length === 0) return [];
+  let buf: Buffer;
+  try {
+    buf = await readFile(segmentFile(root, topic, gen, 'txt'));
+  } catch {
+    return null;
+  }
+  const out: string[] = [];
+  for (const r of records) {
+    if (r.off < 0 || r.off + r.len > buf.length) return null;
+    out.push(buf.toString('utf8', r.off, r.off + r.len));
+  }
+  return out;
+}
+
+/**
+ * Texts of a few chunks from any segments, by chunk id. A chunk whose text cannot be read gets
+ * '' (its segment vanished under a concurrent compaction): the hit still shows, without snippet.
+ */
+export async function chunkTexts(root: string, topic: string, chunks: readonly StoredChunk[]): Promise<Map<string, string>> {
+  const out = new Map<string, string>();
+  const bySeg = new Map<number, StoredChunk[]>();
+  for (const c of chunks) bySeg.set(c.seg, [...(bySeg.get(c.seg) ?? []), c]);
+  for (const [gen, list] of bySeg) {
+    const fh = await open(segmentFile(root, topic, gen, 'txt'), 'r').catch(() => null);
+    try {
+      for (const c of list) {
+        let text = '';
+        if (fh && c.len > 0) {
+          const buf = Buffer.alloc(c.len);
+          const { bytesRead } = await fh.read(buf, 0, c.len, c.off);
+          // The record's hash is the text's sha256: a damaged text file never serves wrong text.
+          const ok = bytesRead === c.len && createHash('sha256').update(buf).digest('hex') === c.hash;
+          text = ok ? buf.toString('utf8') : '';
+        }
+        out.set(c.id, text);
+      }
+    } finally {
+      await fh?.close();
+    }
+  }
+  return out;
+}
+
+export async function removeSegmentFiles(root: string, topic: string, gen: number): Promise<void> {
+  cache.delete(cacheKey(root, topic, gen));
+  for (const ext of ['lex', 'json', 'txt'] as const) await rm(segmentFile(root, topic, gen, ext), { force: true });
+}

@@ -1,0 +1,111 @@
+/**
+ * The vector half of a sync: drop the vectors of chunks that changed or went away, give every
+ * live chunk a vector of the current embedder (the embedding cache answers for text seen before,
+ * so only new text reaches the model), and save the hnsw index when it changed.
+ */
+import type { Embedder } from '../embedding/types.js';
+import { AnnIndex } from './ann.js';
+import { embeddingCacheDir } from './layout.js';
+import { type ChunkRecord, readSegmentRecords, readTexts } from './segments.js';
+import { annMetaFile, liveChunkCount, type TopicHead } from './topic-index.js';
+
+export interface VectorUpdate {
+  /** Texts sent to the embedder (cache misses). */
+  embedded: number;
+  /** Why vectors could not be computed this time (the next sync retries). */
+  error?: string;
+}
+
+export interface VectorInput {
+  root: string;
+  topic: string;
+  embedder: Embedder | null;
+  /** The head being written; its `ann` and `vectors` are updated here. */
+  head: TopicHead;
+  /** Chunks written by this sync (their text is at hand). */
+  fresh: readonly ChunkRecord[];
+  /** Chunk ids whose old vectors must go (files changed or removed). */
+  dropped: readonly string[];
+  /** Start from nothing: the stored hnsw index is unusable or absent. */
+  reset: boolean;
+  onProgress?: (done: number, total: number) => void;
+}
+
+export async function updateVectors(input: VectorInput): Promise<VectorUpdate> {
+  const { root, topic, embedder, head } = input;
+  const out: VectorUpdate = { embedded: 0 };
+  const previous = head.vectors;
+  let ann: AnnIndex | null = null;
+  if (!input.reset && previous && head.ann !== null) {
+    ann = await AnnIndex.load(annMetaFile(root, topic), { generation: head.ann, key: previous.key });
+  }
+  let dirty = ann === null && head.ann !== null;
+  if (ann) {
+    for (const cid of input.dropped) {
+      if (ann.has(cid)) {
+        ann.remove(cid);
+        dirty = true;
+      }
+    }
+  }
+  if (embedder && (!ann || ann.key !== embedder.key || ann.dimension !== embedder.dimension)) {
+    // Vectors of two models never share an index.
+    ann = await AnnIndex.create(embedder.key, embedder.dimension, liveChunkCount(head) + 16);
+    dirty = true;
+  }
+  if (embedder && ann) {
+    const missing: string[] = [];
+    for (const f of Object.values(head.files)) for (const cid of f.chunks) if (!ann.has(cid)) missing.push(cid);
+    if (missing.length > 0) {
+      try {
+        const items = await textsOf(input, missing);
+        const { EmbeddingCache, embedWithCacheDetailed } = await import('../embedding/cache.js');
+        const cache = new EmbeddingCache(embeddingCacheDir(root));
+        const stats = await embedWithCacheDetailed(embedder, cache, items, { onProgress: input.onProgress });
+        out.embedded = stats.embedded;
+        for (const c of items) {
+          const v = stats.vectors.get(c.hash);
+          if (v) ann.add(c.id, v);
+        }
+        dirty = true;
+      } catch (err) {
+        out.error = err instanceof Error ? err.message : String(err);
+      }
+    }
+  }
+  if (ann && dirty) {
+    await ann.save(annMetaFile(root, topic), head.generation);
+    head.ann = head.generation;
+  }
+  if (!ann) head.ann = null;
+  head.vectors = ann ? { key: ann.key, dimension: ann.dimension, complete: ann.size === liveChunkCount(head), count: ann.size } : null;
+  return out;
+}
+
+/** id, hash and text of the given live chunks: fresh ones from memory, the rest from segments. */
+async function textsOf(input: VectorInput, ids: readonly string[]): Promise<{ id: string; hash: string; text: string }[]> {
+  const fresh = new Map(input.fresh.map((c) => [c.id, c]));
+  const out: { id: string; hash: string; text: string }[] = [];
+  const bySeg = new Map<number, Set<string>>();
+  for (const id of ids) {
+    const c = fresh.get(id);
+    if (c) {
+      out.push({ id, hash: c.hash, text: c.text });
+      continue;
+    }
+    const path = id.slice(0, id.lastIndexOf('#'));
+    const seg = input.head.files[path]?.seg;
+    if (seg === undefined) continue;
+    if (!bySeg.has(seg)) bySeg.set(seg, new Set());
+    bySeg.get(seg)!.add(id);
+  }
+  for (const [gen, wanted] of bySeg) {
+    const records = await readSegmentRecords(input.root, input.topic, gen);
+    const texts = records ? await readTexts(input.root, input.topic, gen, records) : null;
+    if (!records || !texts) throw new Error(`index segment ${gen} is unreadable; the next search repairs it`);
+    records.forEach((r, i) => {
+      if (wanted.has(r.id)) out.push({ id: r.id, hash: r.hash, text: texts[i]! });
+    });
+  }
+  return out;
+}
