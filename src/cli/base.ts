@@ -4,22 +4,23 @@
  * error's code. We do our own JSON handling instead of oclif's enableJsonFlag because oclif
  * forces exit status 1 on JSON errors (STACK.md) and we promise distinct, documented codes.
  */
-import { readFileSync } from 'node:fs';
+import { Args, Command, Flags, Interfaces } from '@oclif/core';
 
-import { Command, Flags, Interfaces } from '@oclif/core';
-
-import { asTkomaError, TkomaError } from '../lib/errors.js';
+import { TkomaError } from '../lib/errors.js';
 import type { Progress } from '../lib/progress.js';
 import { silentProgress } from '../lib/progress.js';
 import { requireRoot, resolveRootPath } from '../lib/store/root.js';
-import { paint } from './render.js';
+import { emitFailure, emitResult, readInput } from './output.js';
+import { BASE_FLAG_SPECS, type CommandSpec, EMBEDDER_FLAG_SPEC, type FlagSpec, INPUT_FLAG_SPEC } from './spec.js';
+
+export { assignDefined } from './output.js';
 
 export type BaseFlags<T extends typeof Command> = Interfaces.InferredFlags<(typeof BaseCommand)['baseFlags'] & T['flags']>;
 
 export abstract class BaseCommand<T extends typeof Command> extends Command {
   static baseFlags = {
-    json: Flags.boolean({ description: 'Print exactly one JSON document on stdout.', helpGroup: 'GLOBAL' }),
-    root: Flags.string({ description: 'Knowledge root (default: $TKOMA_REF_ROOT, then $XDG_DATA_HOME/tkoma-ref).', helpGroup: 'GLOBAL' }),
+    json: Flags.boolean({ description: BASE_FLAG_SPECS.json.description, helpGroup: 'GLOBAL' }),
+    root: Flags.string({ description: BASE_FLAG_SPECS.root.description, helpGroup: 'GLOBAL' }),
   };
 
   protected flags!: BaseFlags<T>;
@@ -55,28 +56,15 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
       json = Boolean(this.flags.json);
       const result = await this.execute();
       if (result === undefined) return;
-      if (json) process.stdout.write(JSON.stringify(result) + '\n');
-      else process.stdout.write(this.renderHuman(result).replace(/\n?$/, '\n'));
-      const exit = this.exitCodeFor(result);
-      if (exit !== 0) process.exitCode = exit;
+      emitResult(result, json, (r) => this.renderHuman(r), this.exitCodeFor(result));
     } catch (err) {
-      this.fail(err, json);
+      emitFailure(err, json);
     }
   }
 
   /** Some successful answers still exit non-zero (approval required). */
   protected exitCodeFor(_result: unknown): number {
     return 0;
-  }
-
-  private fail(err: unknown, json: boolean): void {
-    const e = asTkomaError(err);
-    if (json) process.stdout.write(JSON.stringify(e.toJSON()) + '\n');
-    else {
-      process.stderr.write(`${paint('red', 'Error')} [${e.code}]: ${e.message}\n`);
-      if (process.env.TKOMA_REF_DEBUG && err instanceof Error && err.stack) process.stderr.write(err.stack + '\n');
-    }
-    process.exitCode = e.exitCode;
   }
 
   protected root(mustExist = true): string {
@@ -86,23 +74,7 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
 
   /** The whole request as JSON from --input '<json>' or --input - (stdin); {} when absent. */
   protected readInput(value: string | undefined): Record<string, unknown> {
-    if (value === undefined) return {};
-    let text = value;
-    if (value === '-') {
-      try {
-        text = readFileSync(0, 'utf8');
-      } catch {
-        throw new TkomaError('INVALID_JSON', '--input - expects a JSON document on standard input');
-      }
-    }
-    let data: unknown;
-    try {
-      data = JSON.parse(text);
-    } catch (err) {
-      throw new TkomaError('INVALID_JSON', `--input is not valid JSON: ${(err as Error).message}`);
-    }
-    if (typeof data !== 'object' || data === null || Array.isArray(data)) throw new TkomaError('INVALID_JSON', '--input must be a JSON object');
-    return data as Record<string, unknown>;
+    return readInput(value);
   }
 
   /** listr2 progress on stderr for people; silent under --json. Loaded only by commands that need it. */
@@ -113,21 +85,40 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
   }
 }
 
-/** Adds a value to `target` only when the user gave it (so JSON input is not overwritten by undefined). */
-export function assignDefined(target: Record<string, unknown>, values: Record<string, unknown>): Record<string, unknown> {
-  for (const [k, v] of Object.entries(values)) if (v !== undefined) target[k] = v;
-  return target;
-}
-
 export const authorFlags = {
   ghost: Flags.string({ description: 'Ghost (agent) making the change: the commit author.', env: 'TKOMA_REF_GHOST' }),
   model: Flags.string({ description: 'Model behind the ghost, recorded in the commit author.', env: 'TKOMA_REF_MODEL' }),
 };
 
 export const inputFlag = {
-  input: Flags.string({ description: "Whole request as JSON ('<json>', or - for stdin) with the seed's field names." }),
+  input: Flags.string({ description: INPUT_FLAG_SPEC.description }),
 };
 
 export const embedderFlag = {
-  embedder: Flags.string({ description: 'Embedder: auto | transformers | use-lite | ollama | openai | none (default: recorded choice).' }),
+  embedder: Flags.string({ description: EMBEDDER_FLAG_SPEC.description }),
 };
+
+/** oclif flag definitions from plain specs (cli/spec.ts). */
+export function oclifFlags<S extends CommandSpec>(spec: S): { [K in keyof S['flags']]: ReturnType<typeof oclifFlag> } {
+  const out: Record<string, ReturnType<typeof oclifFlag>> = {};
+  for (const [name, f] of Object.entries(spec.flags)) out[name] = oclifFlag(f);
+  return out as { [K in keyof S['flags']]: ReturnType<typeof oclifFlag> };
+}
+
+// oclif's flag types are precise per kind; the specs are checked by the fast path's parser and
+// the command reads its flags through the spec's own interface, so a loose type is enough here.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+function oclifFlag(f: FlagSpec): any {
+  switch (f.type) {
+    case 'boolean':
+      return Flags.boolean({ description: f.description, default: f.default, allowNo: f.allowNo ?? false });
+    case 'integer':
+      return Flags.integer({ description: f.description, default: f.default, min: f.min, max: f.max });
+    case 'string':
+      return Flags.string({ description: f.description, ...(f.options ? { options: [...f.options] } : {}) });
+  }
+}
+
+export function oclifArgs(spec: CommandSpec): Record<string, ReturnType<typeof Args.string>> {
+  return Object.fromEntries(spec.args.map((a) => [a.name, Args.string({ description: a.description })]));
+}

@@ -42,8 +42,9 @@ describe('start-up stays light', () => {
     });
   }
 
-  it('search does load the index (the trace can see heavy modules)', () => {
+  it('search does load the index (the trace can see heavy modules), and skips oclif', () => {
     const loaded = modulesLoadedBy(['search', 'text', '--topic', 'topic-light']);
     expect(loaded.some((m) => m.includes('/lib/index/bm25'))).toBe(true);
+    expect(loaded.filter((m) => m.includes('@oclif/core'))).toEqual([]);
   });
 });

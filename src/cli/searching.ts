@@ -1,0 +1,98 @@
+/**
+ * The `search` command without oclif: its flags as data, its work and its rendering. Both the
+ * oclif command (commands/search.ts) and the start-up fast path (cli/fast.ts) run this, so the
+ * answer is the same whichever way the process started.
+ */
+import { TkomaError } from '../lib/errors.js';
+import type { ReferenceSearchResult, SearchMode } from '../lib/search/search.js';
+import { requireRoot, resolveRootPath } from '../lib/store/root.js';
+import { assignDefined, readInput } from './output.js';
+import { paint } from './render.js';
+import { type CommandSpec, EMBEDDER_FLAG_SPEC, INPUT_FLAG_SPEC } from './spec.js';
+
+export const SEARCH_SPEC = {
+  args: [{ name: 'question', description: 'The question' }],
+  flags: {
+    input: INPUT_FLAG_SPEC,
+    topic: { type: 'string', description: 'Search this topic.' },
+    all: { type: 'boolean', description: 'Search every non-obsolete topic at once.', default: false },
+    limit: { type: 'integer', description: 'Most hits to return.', default: 10, min: 1, max: 200 },
+    'max-chars': { type: 'integer', description: 'Snippet size in characters.', min: 50, max: 20000 },
+    explain: { type: 'boolean', description: 'Show how each score was made.', default: false },
+    mode: {
+      type: 'string',
+      description: 'Ranked lists to use: both fused (hybrid), BM25 only, or vectors only.',
+      options: ['hybrid', 'lexical', 'vector'],
+    },
+    embedder: EMBEDDER_FLAG_SPEC,
+    server: {
+      type: 'boolean',
+      description: 'Ask a running `serve`/`watch` process (default); --no-server always works in this process (also TKOMA_REF_NO_SERVER=1).',
+      default: true,
+      allowNo: true,
+    },
+  },
+} as const satisfies CommandSpec;
+
+export interface SearchFlags {
+  json?: boolean;
+  root?: string;
+  input?: string;
+  topic?: string;
+  all: boolean;
+  limit: number;
+  'max-chars'?: number;
+  explain: boolean;
+  mode?: string;
+  embedder?: string;
+  server: boolean;
+}
+
+/** Under TKOMA_REF_DEBUG, say on stderr why the answer is computed in this process. */
+const debugFallback = (reason: string): void => {
+  if (process.env.TKOMA_REF_DEBUG) process.stderr.write(`tkoma-ref: working in-process: ${reason}\n`);
+};
+
+export async function runSearch(f: SearchFlags, question: string | undefined): Promise<ReferenceSearchResult> {
+  const raw = assignDefined(readInput(f.input), { question, topic: f.topic });
+  const q = raw.question ?? raw.query;
+  if (typeof q !== 'string' || !q.trim()) throw new TkomaError('INVALID_INPUT', 'a question is required', { field: 'question' });
+  const topic = raw.topic ?? raw.topic_id;
+  if (topic !== undefined && typeof topic !== 'string') throw new TkomaError('INVALID_INPUT', '`topic` must be a topic id', { field: 'topic' });
+  if (topic && f.all) throw new TkomaError('INVALID_INPUT', 'give --topic or --all, not both');
+  const root = requireRoot(resolveRootPath(f.root));
+  const req = {
+    question: q,
+    topic,
+    all: f.all || raw.all === true,
+    limit: typeof raw.limit === 'number' ? raw.limit : f.limit,
+    maxChars: f['max-chars'],
+    explain: f.explain,
+    embedderFlag: f.embedder,
+    mode: (f.mode ?? raw.mode) as SearchMode | undefined,
+  };
+  // A running `serve`/`watch` answers from memory with the same JSON; otherwise work here.
+  const { tryServer } = await import('../lib/serve/client.js');
+  const served = f.server ? ((await tryServer(root, 'search', req, { onFallback: debugFallback })) as ReferenceSearchResult | undefined) : undefined;
+  const result = served ?? (await (await import('../lib/search/search.js')).searchReferences(root, req));
+  if (!result.vector_search.available && !f.json) {
+    process.stderr.write(`${paint('yellow', 'Warning')}: vector search unavailable (${result.vector_search.reason}); lexical results only\n`);
+  }
+  return result;
+}
+
+export function renderSearch(r: ReferenceSearchResult, explain: boolean): string {
+  const out: string[] = [];
+  if (r.topic) out.push(paint('bold', `${r.topic.title} (${r.topic.topic_id})${r.topic.is_stale ? ' [stale]' : ''}`, process.stdout), '');
+  if (r.results.length === 0) out.push('No results.');
+  r.results.forEach((h, i) => {
+    out.push(
+      `${i + 1}. ${paint('cyan', `${h.topic_id}/${h.path}:${h.start_line}-${h.end_line}`, process.stdout)} ${h.role} ${h.score.toFixed(4)}${h.file_status !== 'active' ? ` [${h.file_status}]` : ''}`,
+      `   ${h.symbol ?? h.title}`,
+      ...h.snippet.split('\n').slice(0, 8).map((l) => `   │ ${l}`),
+    );
+    if (explain && h.explain) out.push(`   explain: ${JSON.stringify(h.explain)}`);
+    out.push('');
+  });
+  return out.join('\n');
+}

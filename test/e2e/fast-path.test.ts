@@ -1,0 +1,88 @@
+/**
+ * `search` runs without oclif when its arguments are plain (src/cli/fast.ts). The answers must be
+ * byte-identical to the oclif path (TKOMA_REF_NO_FAST_PATH=1), and anything unusual must reach
+ * oclif so usage errors and help stay as they were.
+ */
+import { join } from 'node:path';
+
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+import { parseBySpec } from '../../src/cli/fast.js';
+import { SEARCH_SPEC } from '../../src/cli/searching.js';
+import { cli, makeRepo, tmpDir } from '../helpers/fixtures.js';
+
+describe('parseBySpec', () => {
+  it('parses plain flags, defaults, --no-x and the positional question', () => {
+    expect(parseBySpec(SEARCH_SPEC, ['how to parse', '--limit', '3', '--mode=lexical', '--no-server', '--json'])).toEqual({
+      args: ['how to parse'],
+      flags: expect.objectContaining({ limit: 3, mode: 'lexical', server: false, json: true, all: false, explain: false, topic: undefined }),
+    });
+    expect(parseBySpec(SEARCH_SPEC, ['q'])!.flags).toMatchObject({ limit: 10, server: true, json: false });
+  });
+
+  it('leaves anything unusual to oclif', () => {
+    for (const argv of [
+      ['q', '--help'],
+      ['q', '--limit', '0'],
+      ['q', '--limit', '201'],
+      ['q', '--limit', 'ten'],
+      ['q', '--mode', 'fuzzy'],
+      ['q', '--bogus'],
+      ['q', 'extra'],
+      ['q', '--topic', 'a', '--topic', 'b'],
+      ['q', '--server', '--no-server'],
+      ['q', '--json=false'],
+    ]) {
+      expect(parseBySpec(SEARCH_SPEC, argv), argv.join(' ')).toBeNull();
+    }
+  });
+});
+
+describe('search fast path, end to end', () => {
+  const tmp = tmpDir();
+  const root = join(tmp.path, 'kb');
+
+  beforeAll(async () => {
+    await cli(['init'], { root });
+    const repo = makeRepo(join(tmp.path, 'up'), {
+      'README.md': '# Gadgets\n\nGadgets calibrate sprockets.\n\n## Install\n\nRun the installer twice.\n',
+      'src/calibrate.py': 'def calibrate(sprocket):\n    """Calibrate a sprocket."""\n    return sprocket * 2\n',
+    });
+    const r = await cli(['topic', 'create', '--yes', '--json', '--title', 'Gadgets', '--git', repo.url], { root });
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+  });
+  afterAll(() => tmp.cleanup());
+
+  const cases: string[][] = [
+    ['search', 'calibrate a sprocket', '--json'],
+    ['search', 'calibrate a sprocket', '--json', '--limit', '1', '--mode', 'lexical', '--max-chars', '60', '--explain'],
+    ['search', 'installer', '--topic', 'topic-gadgets', '--json', '--no-server'],
+    ['search', 'installer', '--all'],
+    ['search', '--json', '--input', '{"question":"sprocket","limit":1}'],
+    // Errors: the same code, message and exit status either way.
+    ['search', '--json'],
+    ['search', 'x', '--topic', 'topic-gadgets', '--all', '--json'],
+    ['search', 'x', '--topic', 'topic-nope', '--json'],
+    ['search', 'x', '--limit', '0', '--json'],
+    ['search', 'x', '--mode', 'fuzzy', '--json'],
+    ['search', 'x', '--input', '{not json', '--json'],
+  ];
+  for (const args of cases) {
+    it(args.slice(1).join(' '), async () => {
+      const fast = await cli(args, { root });
+      const slow = await cli(args, { root, env: { TKOMA_REF_NO_FAST_PATH: '1' } });
+      expect(fast.code).toBe(slow.code);
+      expect(fast.stdout).toBe(slow.stdout);
+      const noPid = (t: string) => t.replace(/\(node:\d+\)/g, '(node)');
+      expect(noPid(fast.stderr)).toBe(noPid(slow.stderr));
+      if (args.includes('--json')) expect(fast.json).toBeDefined();
+    });
+  }
+
+  it('a missing root is reported the same way on the fast path', async () => {
+    const r = await cli(['search', 'x', '--json'], { root: join(tmp.path, 'nowhere') });
+    const slow = await cli(['search', 'x', '--json'], { root: join(tmp.path, 'nowhere'), env: { TKOMA_REF_NO_FAST_PATH: '1' } });
+    expect((r.json as { error: { code: string } }).error.code).toBe('ROOT_NOT_INITIALISED');
+    expect([r.code, r.stdout]).toEqual([slow.code, slow.stdout]);
+  });
+});
