@@ -4,7 +4,7 @@ import type { ReferenceSearchResult } from '../lib/search/search.js';
 
 export default class Search extends BaseCommand<typeof Search> {
   static summary = 'Search reference files: picks the best topic (or --topic / --all), returns its body and ranked chunks.';
-  static description = 'Hybrid BM25 + vectors fused by reciprocal rank, docs boosted over code, obsolete files excluded. JSON: the seed\'s reference_search.';
+  static description = 'Hybrid BM25 + vectors fused as a weighted sum of normalised scores, docs boosted over code, obsolete files excluded. JSON: the seed\'s reference_search.';
   static args = oclifArgs(SEARCH_SPEC);
   static examples = [
     '<%= config.bin %> search "component lifecycle hooks" --topic topic-dioxus-ui --json',
