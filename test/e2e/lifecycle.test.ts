@@ -147,8 +147,12 @@ describe('topic lifecycle through the CLI', () => {
     expect(r.json.topic.body).toContain('Widgets with frobnication levels');
     expect(r.json.results.length).toBeGreaterThan(0);
     const hit = r.json.results[0];
-    expect(hit).toMatchObject({ topic_id: 'topic-widgets-library', role: 'docs', is_stale: false });
+    // The function that implements it and the guide that explains it both answer; both must come back.
+    expect(hit).toMatchObject({ topic_id: 'topic-widgets-library', is_stale: false });
+    expect(r.json.results.map((h: { path: string }) => h.path)).toEqual(expect.arrayContaining(['src/widget.py', 'docs/guide.md']));
     expect(typeof hit.start_line).toBe('number');
+    expect(hit.source_url).toMatch(/^file:\/\//);
+    expect(hit.commit).toMatch(/^[0-9a-f]{40}$/);
     expect(r.json.vector_search.available).toBe(false);
   });
 

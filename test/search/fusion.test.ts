@@ -97,8 +97,8 @@ describe('convex fusion (default)', () => {
     expect(order(lexicalOnly)).toEqual(keys);
     expect(lexicalOnly[0]!.explain.fused).toBeCloseTo(1, 12);
     expect(lexicalOnly[1]!.explain.fused).toBeCloseTo(0.9, 12); // BM25 9 / 10
-    // The score is the fused order's reciprocal rank, as RRF's was: rank 2 scores 61/62.
-    expect(lexicalOnly[1]!.score).toBeCloseTo(61 / 62, 12);
+    // The score is the fused relevance times the boosts (none here: code, trust 10).
+    expect(lexicalOnly[1]!.score).toBeCloseTo(0.9, 12);
     expect(lexicalOnly[1]!.explain.rrf).toBeCloseTo(rrf(2), 12);
     // Vectors available but silent: the lexical share only.
     expect(fuse(lex, [], cs, { lists: 2 })[0]!.explain.fused).toBeCloseTo(1 - VECTOR_WEIGHT, 12);
@@ -242,14 +242,16 @@ describe('boosts', () => {
   });
 
   it('applies the docs boost before the final sort', () => {
-    // code ranks first, docs second: docs must win because 1.1/62 > 1/61, whatever the BM25 gap.
+    // A close call: docs at 95% of the code chunk's relevance win with the ×1.1 boost.
     const cs = map(cand('code', { role: 'code' }), cand('docs', { role: 'docs', path: 'README.md' }));
-    const lex = [{ key: 'code', score: 10 }, { key: 'docs', score: 6 }];
+    const lex = [{ key: 'code', score: 10 }, { key: 'docs', score: 9.5 }];
     const hits = fuse(lex, [], cs);
     expect(order(hits)).toEqual(['docs', 'code']);
     expect(hits[0]!.explain.boosts.role).toBe(DOCS_BOOST);
-    expect(hits[0]!.explain.boosted).toBeCloseTo(DOCS_BOOST / 62, 12);
-    expect(hits[0]!.explain.fused).toBeCloseTo(0.6, 12); // relevance itself is not boosted
+    expect(hits[0]!.explain.boosted).toBeCloseTo(0.95 * DOCS_BOOST, 12);
+    expect(hits[0]!.explain.fused).toBeCloseTo(0.95, 12); // relevance itself is not boosted
+    // Not a close call: docs at 60% stay below the code chunk.
+    expect(order(fuse([{ key: 'code', score: 10 }, { key: 'docs', score: 6 }], [], cs))).toEqual(['code', 'docs']);
     // ...but a boost is not the final order: without it the code chunk is first.
     expect(order(fuse(lex, [], cs, { docsBoost: 1 }))).toEqual(['code', 'docs']);
   });
@@ -263,7 +265,7 @@ describe('boosts', () => {
 
   it('demotes a problematic file below a weaker active one', () => {
     const cs = map(cand('bad', { fileStatus: 'problematic' }), cand('good'));
-    const hits = fuse([{ key: 'bad', score: 10 }, { key: 'good', score: 1 }], [], cs);
+    const hits = fuse([{ key: 'bad', score: 10 }, { key: 'good', score: 6 }], [], cs);
     expect(order(hits)).toEqual(['good', 'bad']);
     expect(hits[1]!.explain.boosts.status).toBe(PROBLEMATIC_FACTOR);
   });
@@ -320,8 +322,8 @@ describe('merging chunks of one file', () => {
     expect(hits).toHaveLength(2);
     expect(hits[0]!.key).toBe('y');
     expect(hits[1]).toMatchObject({ key: 'x2', startLine: 1, endLine: 9 });
-    // x1 is third in the fused order: its own boosted score is 1/63 (trust 10, code).
-    expect(hits[1]!.explain.merged).toEqual([{ key: 'x1', start_line: 1, end_line: 5, boosted: expect.closeTo(1 / 63, 12) }]);
+    // x1's own boosted score is its relevance, BM25 1 / 3 (trust 10, code: no boost).
+    expect(hits[1]!.explain.merged).toEqual([{ key: 'x1', start_line: 1, end_line: 5, boosted: expect.closeTo(1 / 3, 12) }]);
   });
 
   it('does not merge chunks of the same path in different topics', () => {

@@ -11,10 +11,11 @@
  * combination lets its signal break close lexical calls without burying BM25, and still lets a
  * stronger vector list move results further. Reciprocal rank fusion stays available.
  *
- * The boosts are priors about kinds of source, sized in ranks ("a docs chunk may pass a few code
- * chunks"), so they multiply the reciprocal rank of a hit in the fused order, 1/(k + rank), as
- * they multiplied the RRF sum before: their meaning does not depend on how steeply the relevance
- * scores of one query fall off.
+ * The boosts (docs over code, trust, problematic down) multiply the fused relevance score, so
+ * they decide close calls by relevance: a docs chunk wins against code scoring up to ~10% higher,
+ * never against a hit it trails by far. (Multiplying a rank-based score instead let a weak
+ * vector-only docs hit that matched no query word outrank the exact lexical match.) RRF mode keeps
+ * its rank-based scores and applies the same boosts to them.
  */
 import type { Role } from '../chunking/types.js';
 import type { FileStatus } from '../store/model.js';
@@ -99,7 +100,7 @@ export interface Explain {
   /** Convex: 1/(k + rank of the hit in the fused order). RRF: the sum of 1/(k + rank) over lists. */
   rrf: number;
   boosts: Boosts;
-  /** rrf × every boost. */
+  /** Convex: fused × every boost. RRF: rrf, normalised so rank 1 in every list is 1, × every boost. */
   boosted: number;
   /** Other chunks folded into this hit (their own line ranges and boosted scores). */
   merged?: { key: string; start_line: number; end_line: number; boosted: number }[];
@@ -112,7 +113,7 @@ export interface FusedHit {
   path: string;
   startLine: number;
   endLine: number;
-  /** `boosted`, normalised so that the first hit, unboosted, scores 1 (1.1 with the docs boost). */
+  /** `boosted`: at most 1 unboosted (rank 1 in every list), 1.1 with the docs boost. */
   score: number;
   explain: Explain;
 }
@@ -258,8 +259,9 @@ export function fuse(
   }
   const hits: FusedHit[] = [];
   for (const [key, { c, explain }] of scored) {
-    explain.boosted = explain.rrf * explain.boosts.role * explain.boosts.trust * explain.boosts.status;
-    hits.push({ key, topicId: c.topicId, path: c.path, startLine: c.startLine, endLine: c.endLine, score: explain.boosted / norm, explain });
+    const base = method === 'rrf' ? explain.rrf / norm : explain.fused;
+    explain.boosted = base * explain.boosts.role * explain.boosts.trust * explain.boosts.status;
+    hits.push({ key, topicId: c.topicId, path: c.path, startLine: c.startLine, endLine: c.endLine, score: explain.boosted, explain });
   }
   const merged = opts.merge === false ? hits : mergeHits(hits);
   return merged.sort((a, b) => b.score - a.score || bestRank(a.explain) - bestRank(b.explain) || compareKeys(a, b));
