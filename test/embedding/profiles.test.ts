@@ -90,6 +90,10 @@ describe('prepareUseLiteInput', () => {
     expect(prepareUseLiteInput('short text')).toBe('short text');
   });
 
+  it('collapses newlines, tabs and indentation to single spaces (the tokenizer knows only spaces)', () => {
+    expect(prepareUseLiteInput('def f(x):\n\t    return x\r\n\n')).toBe('def f(x): return x');
+  });
+
   it('never splits a surrogate pair at the cut', () => {
     const text = 'a'.repeat(9) + '😀' + 'b';
     const out = prepareUseLiteInput(text, 10);

@@ -13,7 +13,7 @@ beforeAll(async () => {
 describe('use-lite provider', () => {
   it('reports its vector space', () => {
     expect(e.dimension).toBe(512);
-    expect(e.key).toBe('use-lite:universal-sentence-encoder-lite:512');
+    expect(e.key).toBe('use-lite:universal-sentence-encoder-lite.ws:512');
   });
 
   it('scores a paraphrase pair clearly above an unrelated pair', async () => {

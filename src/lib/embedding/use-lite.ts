@@ -8,6 +8,12 @@ import { batches, embedderKey, normalize } from './vectors.js';
 import { TkomaError } from '../errors.js';
 
 export const USE_LITE_MODEL = 'universal-sentence-encoder-lite';
+/**
+ * The vector space's name in keys, caches and `tkoma-ref.toml`. `.ws` marks inputs with their
+ * whitespace collapsed (see prepareUseLiteInput); vectors made before that are another space,
+ * so a root that recorded the plain name re-embeds (from nothing: the old vectors are different).
+ */
+export const USE_LITE_SPACE = `${USE_LITE_MODEL}.ws`;
 export const USE_LITE_DIMENSION = 512;
 
 /**
@@ -21,9 +27,16 @@ export const USE_LITE_MAX_CHARS = 2000;
 /** The model throws on empty input; an empty chunk still needs a (meaningless) vector. */
 const EMPTY_PLACEHOLDER = '(empty)';
 
-/** What the model actually sees for a text: never empty, never longer than the cap. */
+/**
+ * What the model actually sees for a text: whitespace collapsed to single spaces, never empty,
+ * never longer than the cap. The model's tokenizer knows only ' ' as a word boundary: a newline
+ * or tab becomes an unknown token and the next word loses its word-start mark, and indentation
+ * becomes runs of empty tokens. Collapsing lifted vector-only nDCG@10 on 300-document CoSQA
+ * samples from 0.19 to 0.26–0.28 (SciFact 0.420 → 0.427).
+ */
 export function prepareUseLiteInput(text: string, maxChars = USE_LITE_MAX_CHARS): string {
-  let t = text.length > maxChars ? text.slice(0, maxChars) : text;
+  const flat = text.replace(/\s+/g, ' ').trim();
+  let t = flat.length > maxChars ? flat.slice(0, maxChars) : flat;
   // Do not leave half of a surrogate pair at the cut.
   if (t.length === maxChars && /[\uD800-\uDBFF]$/.test(t)) t = t.slice(0, -1);
   return t.trim() === '' ? EMPTY_PLACEHOLDER : t;
@@ -54,7 +67,7 @@ export class UseLiteEmbedder implements Embedder {
   readonly provider = 'use-lite' as const;
   readonly model = USE_LITE_MODEL;
   readonly dimension = USE_LITE_DIMENSION;
-  readonly key = embedderKey('use-lite', USE_LITE_MODEL, USE_LITE_DIMENSION);
+  readonly key = embedderKey('use-lite', USE_LITE_SPACE, USE_LITE_DIMENSION);
   /** Texts embedded so far, for callers and tests that count work. */
   embeddedCount = 0;
 
