@@ -107,9 +107,9 @@ describe('segmented sync', () => {
     expect(head.segments.length).toBeLessThanOrEqual(MAX_SEGMENTS);
     // No file points at a segment the head does not list; no stray segment files remain.
     const gens = new Set(head.segments.map((s) => s.gen));
-    for (const f of Object.values(head.files)) if (f.chunks.length > 0) expect(gens.has(f.seg!)).toBe(true);
+    for (const f of Object.values(head.files)) if (f.chunkCount > 0) expect(gens.has(f.seg!)).toBe(true);
     expect(segFiles()).toEqual([...gens].flatMap((g) => [`seg-${g}.json`, `seg-${g}.lex`, `seg-${g}.txt`]).sort());
-    expect(head.vectors).toMatchObject({ complete: true, count: Object.values(head.files).reduce((n, f) => n + f.chunks.length, 0) });
+    expect(head.vectors).toMatchObject({ complete: true, count: Object.values(head.files).reduce((n, f) => n + f.chunkCount, 0) });
 
     forgetTopicIndex(root);
     const queries = ['barometer reading', 'sparkline gauge', 'widget number 33', 'round 5'];

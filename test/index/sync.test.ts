@@ -133,7 +133,7 @@ describe('syncIndex', () => {
     writeFileSync(join(dir, 'src/lib.rs'), '/// A grid.\npub struct Grid { cells: Vec<Cell> }\n');
     const one = await syncIndex(root, { embedder });
     const head = (await loadHead(root, 'topic-widgetry'))!;
-    expect(one.topics['topic-widgetry']).toMatchObject({ changed: 1, embedded: head.files['src/lib.rs']!.chunks.length });
+    expect(one.topics['topic-widgetry']).toMatchObject({ changed: 1, embedded: head.files['src/lib.rs']!.chunkCount });
     const fresh = server.texts.slice(first);
     expect(fresh.length).toBeGreaterThan(0);
     for (const t of fresh) expect('/// A grid.\npub struct Grid { cells: Vec<Cell> }\n').toContain(t.trim());

@@ -15,7 +15,7 @@ export const FULL_MERGE_RATIO = 0.25;
 export function liveBySegment(head: Pick<TopicHead, 'files'>): Map<number, number> {
   const out = new Map<number, number>();
   for (const f of Object.values(head.files)) {
-    if (f.seg !== undefined && f.chunks.length > 0) out.set(f.seg, (out.get(f.seg) ?? 0) + f.chunks.length);
+    if (f.seg !== undefined && f.chunkCount > 0) out.set(f.seg, (out.get(f.seg) ?? 0) + f.chunkCount);
   }
   return out;
 }

@@ -22,7 +22,7 @@ import { dirname, join } from 'node:path';
 import { stateDir } from '../store/root.js';
 
 /** Bump when any file layout below changes: an index of another format is deleted and rebuilt. */
-export const INDEX_FORMAT = 2; // 2: per-topic segments instead of one chunks + lexical file
+export const INDEX_FORMAT = 3; // 2: per-topic segments; 3: chunk counts in the file table
 
 export function indexDir(root: string): string {
   return join(stateDir(root), 'index');

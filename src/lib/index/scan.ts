@@ -19,8 +19,8 @@ export interface FileStat {
 export interface FileEntry extends FileStat {
   sha256: string;
   role: Role;
-  /** Chunk ids of this file, in file order. */
-  chunks: string[];
+  /** Number of chunks; their ids are `<path>#0` … `<path>#<n-1>` (see chunkIdsOf). */
+  chunkCount: number;
   /** Why a file holds no chunks although it has content. */
   skipped?: 'binary' | 'too-large' | 'unchunkable';
   /** Generation of the index segment holding this file's chunks (absent when it has none). */
@@ -123,3 +123,8 @@ export function looksBinary(bytes: Uint8Array): boolean {
 
 /** Files above this are not chunked (minified bundles, data dumps): they would drown the index. */
 export const MAX_INDEXED_BYTES = 1_000_000;
+
+/** Chunk ids of a file of the table: ordinals after the path (ids are never stored per file). */
+export function chunkIdsOf(path: string, entry: Pick<FileEntry, 'chunkCount'>): string[] {
+  return Array.from({ length: entry.chunkCount }, (_, i) => `${path}#${i}`);
+}

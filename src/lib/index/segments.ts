@@ -5,7 +5,7 @@
  * table (a file's chunks live in the segment its entry names), so a segment is never edited.
  *
  * ```
- * seg-<g>.json  chunk records in doc order, without their text: {format, generation, chunks}
+ * seg-<g>.json  chunk records in doc order, without their text, as tuples: {format, generation, paths, chunks}
  * seg-<g>.txt   the chunk texts, UTF-8, back to back (records hold byte offset and length)
  * seg-<g>.lex   binary BM25 segment over the same docs (bm25.ts)
  * ```
@@ -20,7 +20,7 @@ import type { Chunk } from '../chunking/types.js';
 import type { Bm25Doc, Bm25Segment } from './bm25.js';
 import { isRecord, readJsonSafe, topicIndexDir, writeFileAtomic, writeJsonAtomic } from './layout.js';
 
-const SEGMENT_FORMAT = 1;
+const SEGMENT_FORMAT = 2; // 2: records as tuples over a path table (a third of the JSON)
 
 /** A chunk as the sync produces it: the chunker's record plus its id. */
 export interface ChunkRecord extends Chunk {
@@ -84,33 +84,60 @@ export async function writeSegment(root: string, topic: string, gen: number, chu
   }
   const lex = buildSegment(chunks.map((c) => lexicalDocOf(c, c.text)));
   await writeFileAtomic(segmentFile(root, topic, gen, 'txt'), Buffer.concat(parts));
-  await writeJsonAtomic(segmentFile(root, topic, gen, 'json'), { format: SEGMENT_FORMAT, generation: gen, chunks: records });
+  await writeJsonAtomic(segmentFile(root, topic, gen, 'json'), encodeRecords(gen, records));
   await writeFileAtomic(segmentFile(root, topic, gen, 'lex'), encodeSegment(lex));
   const seg = { gen, records, lex };
   remember(root, topic, seg);
   return seg;
 }
 
-function isStoredChunk(v: unknown): v is StoredChunk {
-  return (
-    isRecord(v) &&
-    typeof v.id === 'string' &&
-    typeof v.path === 'string' &&
-    typeof v.startLine === 'number' &&
-    typeof v.off === 'number' &&
-    typeof v.len === 'number' &&
-    typeof v.hash === 'string'
-  );
+/**
+ * Records on disk: one tuple per chunk over a table of paths, because parsing 65k keyed objects
+ * (22 MB) was the biggest cost of a cold search after an edit. Tuple: [path index, ordinal,
+ * startLine, endLine, role, title, symbol or null, kind, language, hash, text offset, text length].
+ */
+type RecordTuple = [number, number, number, number, string, string, string | null, string, string, string, number, number];
+
+function encodeRecords(gen: number, records: readonly StoredChunk[]): unknown {
+  const paths: string[] = [];
+  const index = new Map<string, number>();
+  const chunks: RecordTuple[] = records.map((r) => {
+    let p = index.get(r.path);
+    if (p === undefined) {
+      p = paths.length;
+      paths.push(r.path);
+      index.set(r.path, p);
+    }
+    const ordinal = Number(r.id.slice(r.id.lastIndexOf('#') + 1));
+    return [p, ordinal, r.startLine, r.endLine, r.role, r.title, r.symbol ?? null, r.kind, r.language, r.hash, r.off, r.len];
+  });
+  return { format: SEGMENT_FORMAT, generation: gen, paths, chunks };
+}
+
+function decodeRecords(gen: number, paths: unknown[], tuples: unknown[]): StoredChunk[] | null {
+  if (!paths.every((p) => typeof p === 'string')) return null;
+  const out: StoredChunk[] = new Array(tuples.length);
+  for (let i = 0; i < tuples.length; i++) {
+    const t = tuples[i];
+    if (!Array.isArray(t) || t.length !== 12) return null;
+    const [p, ordinal, startLine, endLine, role, title, symbol, kind, language, hash, off, len] = t as RecordTuple;
+    const path = paths[p] as string | undefined;
+    if (path === undefined || typeof ordinal !== 'number' || typeof startLine !== 'number' || typeof endLine !== 'number') return null;
+    if (typeof hash !== 'string' || typeof off !== 'number' || typeof len !== 'number' || typeof title !== 'string') return null;
+    // One fixed object shape (symbol may be undefined): 65k records build several times faster.
+    out[i] = { id: path + '#' + ordinal, path, startLine, endLine, role: role as StoredChunk['role'], title, symbol: symbol ?? undefined, kind, language, hash, seg: gen, off, len };
+  }
+  return out;
 }
 
 export async function readSegmentRecords(root: string, topic: string, gen: number): Promise<StoredChunk[] | null> {
   const cached = cache.get(cacheKey(root, topic, gen));
   if (cached) return cached.records;
-  const stored = await readJsonSafe(segmentFile(root, topic, gen, 'json'), (v): v is { generation: number; chunks: unknown[] } =>
-    isRecord(v) && v.format === SEGMENT_FORMAT && typeof v.generation === 'number' && Array.isArray(v.chunks),
+  const stored = await readJsonSafe(segmentFile(root, topic, gen, 'json'), (v): v is { generation: number; paths: unknown[]; chunks: unknown[] } =>
+    isRecord(v) && v.format === SEGMENT_FORMAT && typeof v.generation === 'number' && Array.isArray(v.paths) && Array.isArray(v.chunks),
   );
-  if (!stored || stored.generation !== gen || !stored.chunks.every(isStoredChunk)) return null;
-  return stored.chunks as StoredChunk[];
+  if (!stored || stored.generation !== gen) return null;
+  return decodeRecords(gen, stored.paths, stored.chunks);
 }
 
 export interface SegmentLoad {

@@ -119,7 +119,7 @@ export async function indexStatus(root: string): Promise<IndexStatus> {
     }
     if (head) {
       status.files += Object.keys(head.files).length;
-      status.chunks += Object.values(head.files).reduce((n, f) => n + f.chunks.length, 0);
+      status.chunks += Object.values(head.files).reduce((n, f) => n + f.chunkCount, 0);
       status.vectors += head.vectors?.count ?? 0;
     }
   }

@@ -17,7 +17,7 @@ import { forgetSegments, loadSegment, removeSegmentFiles, type Segment, type Sto
 
 export type { ChunkRecord, StoredChunk } from './segments.js';
 
-const TOPIC_FORMAT = 2; // 2: segments
+const TOPIC_FORMAT = 3; // 2: segments; 3: chunk counts instead of id lists
 
 export interface VectorState {
   key: string;
@@ -68,7 +68,7 @@ function isHead(v: unknown): v is TopicHead {
   if (v.ann !== null && typeof v.ann !== 'number') return false;
   if (!isRecord(v.files)) return false;
   for (const f of Object.values(v.files)) {
-    if (!isRecord(f) || typeof f.sha256 !== 'string' || typeof f.size !== 'number' || !Array.isArray(f.chunks)) return false;
+    if (!isRecord(f) || typeof f.sha256 !== 'string' || typeof f.size !== 'number' || typeof f.chunkCount !== 'number') return false;
   }
   return v.vectors === null || (isRecord(v.vectors) && typeof v.vectors.key === 'string');
 }
@@ -96,6 +96,18 @@ export async function loadHeadForReading(root: string, id: string): Promise<Topi
   return head;
 }
 
+/**
+ * The head just written is what loadHeadForReading would parse next: hand it over instead (a
+ * search right after its own sync would otherwise parse MBs of JSON twice). Keyed by the stat
+ * taken after the write, so a later write by anyone still invalidates it. Callers never mutate a
+ * head after saving it.
+ */
+async function primeHeadCache(root: string, id: string, head: TopicHead): Promise<void> {
+  const file = headFile(root, id);
+  const st = await stat(file).catch(() => null);
+  if (st) headCache.set(file, { ino: st.ino, size: st.size, mtimeMs: st.mtimeMs, head });
+}
+
 /** A generation number that only grows, even across a rebuild that starts from nothing. */
 export function nextGeneration(previous: number | undefined): number {
   return Math.max((previous ?? 0) + 1, Date.now());
@@ -108,17 +120,26 @@ export function emptyHead(id: string): TopicHead {
 /** Live chunks per file of `head`, as a count: what compaction and status report. */
 export function liveChunkCount(head: TopicHead): number {
   let n = 0;
-  for (const f of Object.values(head.files)) n += f.chunks.length;
+  for (const f of Object.values(head.files)) n += f.chunkCount;
   return n;
 }
 
 /** Marks the docs of `segment` whose file entry still points at it. */
 export function liveMask(segment: Segment, files: Readonly<Record<string, FileEntry>>): Uint8Array {
-  const live = new Uint8Array(segment.records.length);
-  segment.records.forEach((r, i) => {
-    const f = Object.hasOwn(files, r.path) ? files[r.path] : undefined;
-    if (f && f.seg === segment.gen) live[i] = 1;
-  });
+  const records = segment.records;
+  const live = new Uint8Array(records.length);
+  // Records of one file are adjacent: look each path up once.
+  let lastPath = '';
+  let lastLive = 0;
+  for (let i = 0; i < records.length; i++) {
+    const path = records[i]!.path;
+    if (i === 0 || path !== lastPath) {
+      lastPath = path;
+      const f = Object.hasOwn(files, path) ? files[path] : undefined;
+      lastLive = f && f.seg === segment.gen ? 1 : 0;
+    }
+    live[i] = lastLive;
+  }
   return live;
 }
 
@@ -161,18 +182,27 @@ export async function loadTopicIndex(root: string, id: string, head: TopicHead):
   const segments: LiveSegment[] = [];
   const chunks = new Map<string, StoredChunk>();
   const rebuiltLex: Segment[] = [];
+  const livePerPath = new Map<string, number>();
   for (const info of head.segments) {
     const loaded = await loadSegment(root, id, info.gen);
     if (!loaded) return null;
     if (loaded.lexRebuilt) rebuiltLex.push(loaded.segment);
     const live = liveMask(loaded.segment, head.files);
-    loaded.segment.records.forEach((r, i) => {
-      if (live[i]) chunks.set(r.id, r);
-    });
+    const records = loaded.segment.records;
+    for (let i = 0; i < records.length; i++) {
+      if (!live[i]) continue;
+      const r = records[i]!;
+      chunks.set(r.id, r);
+      livePerPath.set(r.path, (livePerPath.get(r.path) ?? 0) + 1);
+    }
     segments.push({ segment: loaded.segment, live });
   }
-  // Every chunk the file table names must exist, or the segments are not this head's.
-  for (const f of Object.values(head.files)) for (const cid of f.chunks) if (!chunks.has(cid)) return null;
+  // Every chunk the file table counts must exist (ids are unique per segment), or the segments
+  // are not this head's.
+  for (const path in head.files) {
+    const f = head.files[path]!;
+    if (f.chunkCount > 0 && livePerPath.get(path) !== f.chunkCount) return null;
+  }
 
   const repaired: LoadResult['repaired'] = rebuiltLex.length > 0 ? ['lexical'] : [];
   let ann: AnnIndex | null = null;
@@ -211,6 +241,7 @@ export async function saveHead(root: string, id: string, head: TopicHead, index?
     memo.delete(memoKey(root, id));
     throw err;
   }
+  await primeHeadCache(root, id, head);
   if (index) {
     index.head = head;
     remember(memoKey(root, id), index);

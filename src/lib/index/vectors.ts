@@ -5,6 +5,7 @@
  */
 import type { Embedder } from '../embedding/types.js';
 import { AnnIndex } from './ann.js';
+import { chunkIdsOf } from './scan.js';
 import { embeddingCacheDir } from './layout.js';
 import { type ChunkRecord, readSegmentRecords, readTexts } from './segments.js';
 import { annMetaFile, liveChunkCount, type TopicHead } from './topic-index.js';
@@ -55,7 +56,7 @@ export async function updateVectors(input: VectorInput): Promise<VectorUpdate> {
   }
   if (embedder && ann) {
     const missing: string[] = [];
-    for (const f of Object.values(head.files)) for (const cid of f.chunks) if (!ann.has(cid)) missing.push(cid);
+    for (const [path, f] of Object.entries(head.files)) for (const cid of chunkIdsOf(path, f)) if (!ann.has(cid)) missing.push(cid);
     if (missing.length > 0) {
       try {
         const items = await textsOf(input, missing);
