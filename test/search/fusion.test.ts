@@ -14,7 +14,9 @@ import {
   rrf,
   trustFactor,
   VECTOR_ANCHOR_RANK,
+  USE_LITE_VECTOR_WEIGHT,
   VECTOR_WEIGHT,
+  vectorWeightFor,
   vectorNormalizer,
 } from '../../src/lib/search/fusion.js';
 
@@ -222,6 +224,15 @@ describe('reciprocal rank fusion (method rrf)', () => {
     expect(by.get('a')!.explain.method).toBe('rrf');
     expect(by.get('a')!.explain.vector).toMatchObject({ rank: 3, similarity: 0.1 });
     expect(fuse([{ key: 'a', score: 1 }], [], cs, { method: 'rrf' })[0]!.score).toBeCloseTo(1, 12);
+  });
+});
+
+describe('vectorWeightFor', () => {
+  it('gives the weak offline use-lite model half the default share, every other model the default', () => {
+    expect(vectorWeightFor('use-lite:universal-sentence-encoder-lite.ws:512')).toBe(USE_LITE_VECTOR_WEIGHT);
+    expect(USE_LITE_VECTOR_WEIGHT).toBeLessThan(VECTOR_WEIGHT);
+    expect(vectorWeightFor('transformers:Xenova/bge-small-en-v1.5:384')).toBe(VECTOR_WEIGHT);
+    expect(vectorWeightFor(null)).toBe(VECTOR_WEIGHT);
   });
 });
 

@@ -32,6 +32,19 @@ export const RRF_K = 60;
 export const VECTOR_WEIGHT = 0.1;
 
 /**
+ * The offline use-lite model is weak (vector-only nDCG@10 0.07 on CoSQA, 0.2 on SciFact): through
+ * the real path with its whitespace-collapsed vectors, CoSQA hybrid measured 0.4111 at 0.05,
+ * 0.4095 at 0.1 and 0.3986 at 0.2 against lexical 0.4098 (npm run bench:quality). It gets half
+ * the default say; models we cannot measure here keep VECTOR_WEIGHT.
+ */
+export const USE_LITE_VECTOR_WEIGHT = 0.05;
+
+/** The vector list's share for an embedder (by its key, `provider:model:dimension`). */
+export function vectorWeightFor(embedderKey: string | null | undefined): number {
+  return embedderKey?.startsWith('use-lite:') ? USE_LITE_VECTOR_WEIGHT : VECTOR_WEIGHT;
+}
+
+/**
  * Cosine similarities are normalised between the best one (1) and the one at this rank (0).
  * Cosine has no usable fixed floor: unrelated texts score ~0.6–0.7 with use-lite and ~0 with other
  * models, so the list supplies its own. A fixed rank, not the list's end, keeps scores (and the

@@ -15,7 +15,7 @@ import type { StoredChunk, TopicIndex } from '../index/topic-index.js';
 import { untrustedFor } from '../safety/warnings.js';
 import { type FileStatus, fileStatusOf, staleness } from '../store/model.js';
 import { type FileRecord, type LoadedTopic, loadAllTopics, MANIFEST_FILE, readManifest } from '../store/topics.js';
-import { type Explain, type FusedHit, type FusionCandidate, fuse, type RankedItem } from './fusion.js';
+import { type Explain, type FusedHit, type FusionCandidate, fuse, type RankedItem, vectorWeightFor } from './fusion.js';
 import { makeSnippet, queryTerms } from './snippet.js';
 import { rankTopics, syncNotesQuietly, validateQuery } from './topics.js';
 
@@ -324,7 +324,7 @@ export async function rankChunks(
   lexical.sort(byScore);
   vector.sort(byScore);
   const lists = mode === 'hybrid' && vector.length > 0 ? 2 : 1;
-  const hits = fuse(lexical.slice(0, n), vector.slice(0, n), candidates, { lists });
+  const hits = fuse(lexical.slice(0, n), vector.slice(0, n), candidates, { lists, vectorWeight: vectorWeightFor(embedder?.key) });
   return { hits, refs };
 }
 
