@@ -80,7 +80,15 @@ async function assertEmptyFolder(root: string): Promise<void> {
  */
 export async function initRoot(root: string): Promise<InitResult> {
   if (isInitialised(root) && !pendingInit(root)) return { root, created: false, commit: null };
-  if (!pendingInit(root)) await assertEmptyFolder(root);
+  if (!pendingInit(root)) {
+    try {
+      await assertEmptyFolder(root);
+    } catch (err) {
+      // A concurrent init may have started or finished since the first check: the files are
+      // then its own, and the check under the lock below decides.
+      if (!pendingInit(root) && !isInitialised(root)) throw err;
+    }
+  }
   await mkdir(root, { recursive: true });
   return withLock(root, 'write', async () => {
     const resuming = pendingInit(root);
