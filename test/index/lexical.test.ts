@@ -1,13 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { TkomaError } from '../../src/lib/errors.js';
 import {
   createLexicalIndex,
   DEFAULT_LEXICAL_CONFIG,
   lexicalSearch,
-  loadLexical,
-  removeDocs,
   replaceDocs,
-  serializeLexical,
   type LexicalDoc,
 } from '../../src/lib/index/lexical.js';
 
@@ -86,74 +82,5 @@ describe('lexicalSearch', () => {
     const byId = new Map(plain.map((h) => [h.id, h.score]));
     // both query terms match `snake`, so MiniSearch's factor doubles its score
     expect(multiplied.find((h) => h.id === 'snake')!.score).toBeCloseTo(2 * byId.get('snake')!, 9);
-  });
-});
-
-describe('replaceDocs / removeDocs', () => {
-  it('replaces a doc so only its new text matches', () => {
-    const index = build();
-    replaceDocs(index, [{ id: 'render', title: 'Rendering', path: 'docs/render.md', text: 'Painting pixels with a canvas.' }]);
-    expect(ids(lexicalSearch(index, 'widgets', 10))).not.toContain('render');
-    expect(ids(lexicalSearch(index, 'canvas', 10))).toEqual(['render']);
-    expect(index.documentCount).toBe(corpus().length);
-  });
-
-  it('adds new docs and removes docs by id, ignoring unknown ids', () => {
-    const index = build();
-    replaceDocs(index, [{ id: 'new', title: 'Tokio runtime', path: 'rt.md', text: 'The tokio runtime.' }]);
-    expect(ids(lexicalSearch(index, 'tokio', 10))).toEqual(['new', 'tags']);
-    removeDocs(index, ['new', 'tags', 'never-there']);
-    expect(lexicalSearch(index, 'tokio', 10)).toEqual([]);
-    expect(index.documentCount).toBe(corpus().length - 1);
-  });
-
-  it('scores the same after replace as a fresh index of the same docs', () => {
-    const docs = corpus();
-    const updated = { ...docs[2]!, text: 'The renderer draws parse config widgets.' };
-    const index = build(docs);
-    replaceDocs(index, [updated]);
-    const fresh = build(docs.map((d) => (d.id === updated.id ? updated : d)));
-    const a = lexicalSearch(index, 'parse config widgets', 10);
-    const b = lexicalSearch(fresh, 'parse config widgets', 10);
-    expect(ids(a).sort()).toEqual(ids(b).sort());
-    for (const hit of a) expect(hit.score).toBeCloseTo(b.find((h) => h.id === hit.id)!.score, 9);
-  });
-});
-
-describe('serializeLexical / loadLexical', () => {
-  const queries = ['parseConfig', 'http response', 'install npm', 'async', 'rendered widget screen'];
-
-  it('gives identical results after a round trip, including after discards', () => {
-    const index = build();
-    removeDocs(index, ['install']);
-    replaceDocs(index, [{ id: 'extra', title: 'Parsing', path: 'p.md', text: 'parse everything' }]);
-    const loaded = loadLexical(serializeLexical(index));
-    for (const q of queries) expect(lexicalSearch(loaded, q, 10)).toEqual(lexicalSearch(index, q, 10));
-    expect(loaded.documentCount).toBe(index.documentCount);
-    // the loaded index stays editable
-    replaceDocs(loaded, [{ id: 'later', title: 'Later', path: 'l.md', text: 'zeppelin' }]);
-    expect(ids(lexicalSearch(loaded, 'zeppelin', 10))).toEqual(['later']);
-  });
-
-  it('stores no chunk data beyond the index', () => {
-    const json = serializeLexical(build());
-    expect(json).not.toContain('draws widgets');
-  });
-
-  it('rejects corrupt or foreign data with DAMAGED_STATE', () => {
-    const expectDamaged = (json: string) => {
-      try {
-        loadLexical(json);
-        expect.unreachable('loadLexical should throw');
-      } catch (err) {
-        expect(err).toBeInstanceOf(TkomaError);
-        expect((err as TkomaError).code).toBe('DAMAGED_STATE');
-      }
-    };
-    expectDamaged('{not json');
-    expectDamaged(JSON.stringify(build())); // a bare MiniSearch dump: no format marker
-    expectDamaged('{"format":"tkoma-lexical/1","index":{}}'); // built by an older tokenizer
-    expectDamaged('null');
-    expectDamaged('{"format":"tkoma-lexical/2","index":{"serializationVersion":99}}');
   });
 });

@@ -1,10 +1,9 @@
 /**
- * The BM25 half of hybrid search: a MiniSearch index over chunks with code-aware terms.
- * MiniSearch stores no chunk data here (the caller keeps chunks elsewhere); ids are chunk ids.
- * Parameters were picked by bench/lexical-quality.ts (see its header for the experiment table).
+ * A small in-memory MiniSearch BM25 index with the code-aware terms of tokenize.ts, for the topic
+ * notes (a few hundred documents at most, built per query). Chunks use the segmented engine in
+ * bm25.ts instead: MiniSearch's JSON index took ~14.5 s to load at 100k chunks.
  */
-import MiniSearch, { type AsPlainObject, type Options, type SearchOptions } from 'minisearch';
-import { TkomaError } from '../errors.js';
+import MiniSearch, { type Options, type SearchOptions } from 'minisearch';
 import {
   createTermProcessor,
   createTokenizer,
@@ -59,9 +58,6 @@ export const DEFAULT_LEXICAL_CONFIG: LexicalConfig = {
   prefix: false,
   fuzzy: false,
 };
-
-/** Bump when tokenisation or field layout changes: a stored index built differently is unusable. */
-const FORMAT = 'tkoma-lexical/2'; // 2: 1-char terms kept, blobs over 64 chars dropped
 
 const configs = new WeakMap<MiniSearch<LexicalDoc>, LexicalConfig>();
 
@@ -126,45 +122,4 @@ export function replaceDocs(index: MiniSearch<LexicalDoc>, docs: readonly Lexica
     if (index.has(doc.id)) index.replace(doc);
     else index.add(doc);
   }
-}
-
-/** Removes docs by id; unknown ids are ignored. */
-export function removeDocs(index: MiniSearch<LexicalDoc>, ids: Iterable<string>): void {
-  for (const id of ids) if (index.has(id)) index.discard(id);
-}
-
-export function serializeLexical(index: MiniSearch<LexicalDoc>): string {
-  // The index object is inlined so the whole file stays one JSON.parse away from loadJS.
-  return `{"format":${JSON.stringify(FORMAT)},"index":${JSON.stringify(index)}}`;
-}
-
-/**
- * Loads what serializeLexical wrote. Throws DAMAGED_STATE for anything else (corrupt file,
- * older format): the caller rebuilds the index from the chunks.
- */
-export function loadLexical(json: string, config: LexicalConfig = DEFAULT_LEXICAL_CONFIG): MiniSearch<LexicalDoc> {
-  let parsed: { format?: unknown; index?: unknown };
-  try {
-    parsed = JSON.parse(json) as { format?: unknown; index?: unknown };
-  } catch (err) {
-    throw new TkomaError('DAMAGED_STATE', 'The lexical index is not valid JSON; rebuild the index.', {
-      cause: err instanceof Error ? err.message : String(err),
-    });
-  }
-  if (parsed === null || typeof parsed !== 'object' || parsed.format !== FORMAT || typeof parsed.index !== 'object') {
-    throw new TkomaError('DAMAGED_STATE', 'The lexical index has an unknown format; rebuild the index.', {
-      expected: FORMAT,
-      found: parsed && typeof parsed === 'object' ? (parsed.format ?? null) : null,
-    });
-  }
-  let index: MiniSearch<LexicalDoc>;
-  try {
-    index = MiniSearch.loadJS<LexicalDoc>(parsed.index as AsPlainObject, options(config));
-  } catch (err) {
-    throw new TkomaError('DAMAGED_STATE', 'The lexical index is corrupt; rebuild the index.', {
-      cause: err instanceof Error ? err.message : String(err),
-    });
-  }
-  configs.set(index, config);
-  return index;
 }
