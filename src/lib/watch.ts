@@ -52,6 +52,18 @@ export function ignoredPath(absPath: string): boolean {
   return parts.includes('.git') || parts.includes('.tkoma') || /\.tmp-\d+-\d+$/.test(absPath);
 }
 
+/** Chunks a few tiny files so the tree-sitter runtime and the usual grammars are loaded. */
+async function warmChunker(): Promise<void> {
+  try {
+    const { chunkFile } = await import('./chunking/index.js');
+    for (const [path, text] of [['a.ts', 'export const a = 1;\n'], ['a.js', 'const a = 1;\n'], ['a.py', 'a = 1\n'], ['a.md', '# A\n\nText.\n']]) {
+      await chunkFile(path!, text!);
+    }
+  } catch {
+    // Only a warm-up: a real sync reports real errors.
+  }
+}
+
 export async function startWatch(root: string, opts: WatchOptions): Promise<Watcher> {
   const { watch } = await import('chokidar');
   const { syncIndex } = await import('./index/sync.js');
@@ -114,6 +126,8 @@ export async function startWatch(root: string, opts: WatchOptions): Promise<Watc
   watcher.on('error', (error: unknown) => emit({ type: 'error', error }));
   await new Promise<void>((resolve) => watcher.once('ready', () => resolve()));
 
+  // The first edit should not pay for loading the parser and the common grammars (~0.3 s).
+  running = running.then(warmChunker);
   // Reconcile what happened while nobody watched, then on every interval.
   fullPending = true;
   runQueued();
