@@ -126,11 +126,13 @@ export async function startWatch(root: string, opts: WatchOptions): Promise<Watc
   watcher.on('error', (error: unknown) => emit({ type: 'error', error }));
   await new Promise<void>((resolve) => watcher.once('ready', () => resolve()));
 
-  // The first edit should not pay for loading the parser and the common grammars (~0.3 s).
-  running = running.then(warmChunker);
   // Reconcile what happened while nobody watched, then on every interval.
   fullPending = true;
   runQueued();
+  // Then load the parser and the common grammars (~0.3 s), so the first edit does not pay for
+  // them. After the reconcile, never before it: a queued reconcile absorbs the events that
+  // arrive meanwhile into itself and reports them as a reconcile, not as a sync of their topic.
+  running = running.then(warmChunker);
   const interval = setInterval(
     () => {
       fullPending = true;
