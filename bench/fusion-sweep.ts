@@ -4,6 +4,7 @@
  *
  *   npx tsx bench/fusion-sweep.ts [--lists DIR] [--sets a,b,…] [--depth N]
  *
+ * Make the lists with `npx tsx bench/fusion-lists.ts` (from the quality benchmark's use-lite roots).
  * DIR/lists-<set>.json holds, per query, { q, lex: [chunkId, bm25][], vec: [chunkId, cosine][] }
  * best first, 300 deep. Chunk ids are `<docId>.<ext>#<n>`; a document keeps its best chunk's rank
  * (as fuse() merges adjacent chunks). Qrels come from $TKOMA_BENCH_DIR (default /work/shared/bench)
@@ -29,6 +30,9 @@
  *   fuse() convex max/anchor@50, α=.1  0.6855   0.3230  0.3842  | 0.6871  0.3969  ← default
  *   fuse() convex max/anchor@50, α=.2  0.6837   0.3135  0.3749  | 0.6875  0.3968
  *   fuse() convex max/anchor@50, α=.3  0.6639   0.2862  0.3418  | 0.6755  0.3853
+ * Later, through the real path with whitespace-collapsed use-lite vectors (npm run bench:quality),
+ * CoSQA hybrid scored 0.4111 / 0.4095 / 0.3986 at α 0.05 / 0.1 / 0.2 (lexical 0.4098): use-lite now
+ * gets 0.05 (USE_LITE_VECTOR_WEIGHT), other models keep 0.1.
  * With use-lite every score-based rule with a vector weight of 0.05–0.15 lands within ±0.007 of
  * lexical (paired permutation p ≥ 0.4: noise); the stronger list gains 0.014 on CoSQA (p = 0.005)
  * at α 0.1–0.2; RRF loses at every weight; no per-query confidence gate tried here helped
@@ -40,6 +44,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadBeir } from './lib/beir.js';
 import { evaluate, type Evaluation, type Qrels, type Run } from './lib/metrics.js';
+import { WORK_DIR } from './lib/store.js';
 import { fuse, type FusionCandidate, type FusionOptions } from '../src/lib/search/fusion.js';
 
 const BENCH_DIR = process.env.TKOMA_BENCH_DIR ?? '/work/shared/bench';
@@ -233,7 +238,7 @@ function pairedP(a: Evaluation, b: Evaluation, rounds = 5000): number {
 function main(): void {
   const { values } = parseArgs({
     options: {
-      lists: { type: 'string', default: '/tmp/fusion-work' },
+      lists: { type: 'string', default: join(WORK_DIR, 'fusion') },
       sets: { type: 'string', default: 'scifact,cosqa,cosqa-lexfix,scifact-centred,cosqa-lexfix-centred' },
       depth: { type: 'string', default: '300' },
     },
