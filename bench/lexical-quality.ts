@@ -52,6 +52,7 @@ import {
   type Bm25Doc,
   type Bm25QueryParams,
 } from '../src/lib/index/bm25.js';
+import { lexicalDocOf } from '../src/lib/index/segments.js';
 import { loadBeir, type BeirSet } from './lib/beir.js';
 import { isMain } from './lib/main.js';
 import { evaluate, type Run } from './lib/metrics.js';
@@ -91,7 +92,7 @@ export async function chunkDocs(set: SetName, data: BeirSet): Promise<ChunkDoc[]
     const [path, content] = fileOf(set, doc);
     const chunks = await chunkFile(path, content);
     chunks.forEach((c, i) => {
-      out.push({ id: `${path}#${i}`, docId: doc.id, fields: [c.title, c.symbol ?? '', c.path, c.text] });
+      out.push({ ...lexicalDocOf({ id: `${path}#${i}`, title: c.title, symbol: c.symbol, path: c.path }, c.text), docId: doc.id });
     });
   }
   return out;

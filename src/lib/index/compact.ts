@@ -3,7 +3,7 @@
  * older ones; merging keeps queries from visiting many segments and dead docs. The policy is a
  * pure function; `compactSegments` applies it.
  */
-import { type ChunkRecord, readSegmentRecords, readTexts, writeSegment } from './segments.js';
+import { type ChunkRecord, readSegmentChunks, writeSegment } from './segments.js';
 import { nextGeneration, type SegmentInfo, type TopicHead } from './topic-index.js';
 
 /** More segments than this: the small ones (all but the base) are merged into one. */
@@ -44,14 +44,9 @@ export async function compactSegments(root: string, topic: string, head: TopicHe
   if (pick.length === 0) return false;
   const merged: ChunkRecord[] = [];
   for (const info of pick) {
-    const records = await readSegmentRecords(root, topic, info.gen);
-    const texts = records ? await readTexts(root, topic, info.gen, records) : null;
-    if (!records || !texts) return false;
-    records.forEach((r, i) => {
-      if (head.files[r.path]?.seg !== info.gen) return;
-      const { seg: _seg, off: _off, len: _len, ...rest } = r;
-      merged.push({ ...rest, text: texts[i]! });
-    });
+    const chunks = await readSegmentChunks(root, topic, info.gen);
+    if (!chunks) return false;
+    for (const c of chunks) if (head.files[c.path]?.seg === info.gen) merged.push(c);
   }
   const gen = nextGeneration(head.generation);
   const picked = new Set(pick.map((s) => s.gen));

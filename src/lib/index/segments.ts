@@ -186,6 +186,14 @@ export async function saveSegmentLex(root: string, topic: string, segment: Segme
   remember(root, topic, segment);
 }
 
+/** A segment's chunks with their texts, in doc order (compaction, re-embedding); null when unreadable. */
+export async function readSegmentChunks(root: string, topic: string, gen: number): Promise<ChunkRecord[] | null> {
+  const records = await readSegmentRecords(root, topic, gen);
+  const texts = records ? await readTexts(root, topic, gen, records) : null;
+  if (!records || !texts) return null;
+  return records.map(({ seg: _seg, off: _off, len: _len, ...rest }, i) => ({ ...rest, text: texts[i]! }));
+}
+
 /** Texts of `records` (all of one segment), or null when the text file is missing or short. */
 export async function readTexts(root: string, topic: string, gen: number, records: readonly StoredChunk[]): Promise<string[] | null> {
   if (records.length === 0) return [];

@@ -234,20 +234,11 @@ export async function searchLexical(
  * Writes the head (the commit point of a sync), then removes segment and hnsw files the head no
  * longer names. Readers still holding the old head notice missing files and re-open.
  */
-export async function saveHead(root: string, id: string, head: TopicHead, index?: TopicIndex): Promise<void> {
-  try {
-    await writeJsonAtomic(headFile(root, id), head);
-  } catch (err) {
-    memo.delete(memoKey(root, id));
-    throw err;
-  }
+export async function saveHead(root: string, id: string, head: TopicHead): Promise<void> {
+  // The assembled index of the old head is stale either way; the next load reuses cached segments.
+  memo.delete(memoKey(root, id));
+  await writeJsonAtomic(headFile(root, id), head);
   await primeHeadCache(root, id, head);
-  if (index) {
-    index.head = head;
-    remember(memoKey(root, id), index);
-  } else {
-    memo.delete(memoKey(root, id));
-  }
   await removeUnreferenced(root, id, head);
 }
 

@@ -7,7 +7,7 @@ import type { Embedder } from '../embedding/types.js';
 import { AnnIndex } from './ann.js';
 import { chunkIdsOf } from './scan.js';
 import { embeddingCacheDir } from './layout.js';
-import { type ChunkRecord, readSegmentRecords, readTexts } from './segments.js';
+import { type ChunkRecord, readSegmentChunks } from './segments.js';
 import { annMetaFile, liveChunkCount, type TopicHead } from './topic-index.js';
 
 export interface VectorUpdate {
@@ -101,12 +101,9 @@ async function textsOf(input: VectorInput, ids: readonly string[]): Promise<{ id
     bySeg.get(seg)!.add(id);
   }
   for (const [gen, wanted] of bySeg) {
-    const records = await readSegmentRecords(input.root, input.topic, gen);
-    const texts = records ? await readTexts(input.root, input.topic, gen, records) : null;
-    if (!records || !texts) throw new Error(`index segment ${gen} is unreadable; the next search repairs it`);
-    records.forEach((r, i) => {
-      if (wanted.has(r.id)) out.push({ id: r.id, hash: r.hash, text: texts[i]! });
-    });
+    const chunks = await readSegmentChunks(input.root, input.topic, gen);
+    if (!chunks) throw new Error(`index segment ${gen} is unreadable; the next search repairs it`);
+    for (const c of chunks) if (wanted.has(c.id)) out.push({ id: c.id, hash: c.hash, text: c.text });
   }
   return out;
 }
