@@ -6,19 +6,17 @@ import { join } from 'node:path';
 
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 
-import { createOllamaEmbedder } from '../../src/lib/embedding/ollama.js';
 import type { Embedder } from '../../src/lib/embedding/types.js';
 import { TkomaError } from '../../src/lib/errors.js';
 import { forgetTopicIndex } from '../../src/lib/index/topic-index.js';
 import { searchReferences } from '../../src/lib/search/search.js';
 import { cli, makeRepo, tmpDir } from '../helpers/fixtures.js';
-import { type EmbedServer, makeTmpRoot, SAMPLE_FILES, startEmbedServer, writeTopic } from '../index/helpers.js';
+import { type EmbedServer, makeTmpRoot, SAMPLE_FILES, startBowEmbedder, writeTopic } from '../index/helpers.js';
 
 let server: EmbedServer;
 let embedder: Embedder;
 beforeAll(async () => {
-  server = await startEmbedServer(64);
-  embedder = await createOllamaEmbedder({ provider: 'ollama', url: server.url, model: 'bow-test' });
+  ({ server, embedder } = await startBowEmbedder(64));
 });
 afterAll(async () => {
   await server.close();

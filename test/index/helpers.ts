@@ -12,6 +12,8 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 
 import { roleForPath } from '../../src/lib/chunking/index.js';
+import { createOllamaEmbedder } from '../../src/lib/embedding/ollama.js';
+import type { Embedder } from '../../src/lib/embedding/types.js';
 import { serializeTopicMd } from '../../src/lib/store/frontmatter.js';
 import type { FileStatusEntry, TopicFront } from '../../src/lib/store/model.js';
 import { type FileRecord, writeManifest } from '../../src/lib/store/topics.js';
@@ -93,6 +95,12 @@ export interface EmbedServer {
   /** Texts embedded, excluding the providers' one-text dimension probe. */
   texts: string[];
   close(): Promise<void>;
+}
+
+/** startEmbedServer plus the Ollama client embedder that talks to it. */
+export async function startBowEmbedder(dim: number, model = 'bow-test'): Promise<{ server: EmbedServer; embedder: Embedder }> {
+  const server = await startEmbedServer(dim);
+  return { server, embedder: await createOllamaEmbedder({ provider: 'ollama', url: server.url, model }) };
 }
 
 export async function startEmbedServer(dim = 64): Promise<EmbedServer> {
@@ -178,4 +186,24 @@ impl Grid {
     }
 }
 `,
+};
+
+/** Two topics for search tests: terminal widgets (the sample files) and sourdough notes. */
+export const WIDGETRY = {
+  id: 'topic-widgetry',
+  title: 'Widgetry - terminal widgets',
+  body: '# Widgetry\n\nWidgetry is a toolkit for terminal user interfaces: grids, borders, scrolling lists.',
+  tags: ['tui', 'terminal', 'widgets'],
+  trust_score: 8,
+  files: SAMPLE_FILES,
+};
+export const BAKERY = {
+  id: 'topic-bakery',
+  title: 'Sourdough baking notes',
+  body: '# Sourdough\n\nHow to keep a starter alive and bake bread with a crisp crust.',
+  tags: ['bread', 'baking'],
+  files: {
+    'starter.md': '# Starter\n\nFeed the starter with flour and water every day. A lively starter doubles in size.\n',
+    'oven.md': '# Oven\n\nPreheat the dutch oven for the crust. Steam keeps the crust thin.\n',
+  },
 };

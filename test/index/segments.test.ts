@@ -3,14 +3,13 @@ import { join } from 'node:path';
 
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 
-import { createOllamaEmbedder } from '../../src/lib/embedding/ollama.js';
 import type { Embedder } from '../../src/lib/embedding/types.js';
 import { FULL_MERGE_RATIO, MAX_SEGMENTS, planCompaction } from '../../src/lib/index/compact.js';
 import { topicIndexDir } from '../../src/lib/index/layout.js';
 import { rebuildIndex, syncIndex } from '../../src/lib/index/service.js';
 import { forgetTopicIndex, loadHead } from '../../src/lib/index/topic-index.js';
 import { searchReferences } from '../../src/lib/search/search.js';
-import { type EmbedServer, makeTmpRoot, startEmbedServer, writeTopic } from './helpers.js';
+import { type EmbedServer, makeTmpRoot, startBowEmbedder, writeTopic } from './helpers.js';
 
 describe('planCompaction', () => {
   const segs = (...docs: number[]) => docs.map((d, i) => ({ gen: i + 1, docs: d }));
@@ -50,8 +49,7 @@ describe('segmented sync', () => {
   for (let i = 0; i < 40; i++) files[`docs/page${i}.md`] = `# Page ${i}\n\nThe widget number ${i} renders a gauge${i % 3 === 0 ? ' and a sparkline' : ''}${i === 7 ? ' and an anemometer' : ''}.\n`;
 
   beforeAll(async () => {
-    server = await startEmbedServer(32);
-    embedder = await createOllamaEmbedder({ provider: 'ollama', url: server.url, model: 'bow-test' });
+    ({ server, embedder } = await startBowEmbedder(32));
   });
   afterAll(async () => {
     await server.close();

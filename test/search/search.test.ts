@@ -3,18 +3,16 @@ import { join } from 'node:path';
 
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 
-import { createOllamaEmbedder } from '../../src/lib/embedding/ollama.js';
 import type { Embedder } from '../../src/lib/embedding/types.js';
 import { syncIndex } from '../../src/lib/index/service.js';
 import { forgetTopicIndex } from '../../src/lib/index/topic-index.js';
 import { searchReferences, searchTopics } from '../../src/lib/search/search.js';
-import { type EmbedServer, makeTmpRoot, SAMPLE_FILES, startEmbedServer, writeTopic, writeTopicMd } from '../index/helpers.js';
+import { BAKERY, type EmbedServer, makeTmpRoot, WIDGETRY, startBowEmbedder, writeTopic, writeTopicMd } from '../index/helpers.js';
 
 let server: EmbedServer;
 let embedder: Embedder;
 beforeAll(async () => {
-  server = await startEmbedServer(64);
-  embedder = await createOllamaEmbedder({ provider: 'ollama', url: server.url, model: 'bow-test' });
+  ({ server, embedder } = await startBowEmbedder(64));
 });
 afterAll(async () => {
   await server.close();
@@ -23,24 +21,6 @@ afterAll(async () => {
 let root: string;
 let cleanup: () => void;
 
-const WIDGETRY = {
-  id: 'topic-widgetry',
-  title: 'Widgetry - terminal widgets',
-  body: '# Widgetry\n\nWidgetry is a toolkit for terminal user interfaces: grids, borders, scrolling lists.',
-  tags: ['tui', 'terminal', 'widgets'],
-  trust_score: 8,
-  files: SAMPLE_FILES,
-};
-const BAKERY = {
-  id: 'topic-bakery',
-  title: 'Sourdough baking notes',
-  body: '# Sourdough\n\nHow to keep a starter alive and bake bread with a crisp crust.',
-  tags: ['bread', 'baking'],
-  files: {
-    'starter.md': '# Starter\n\nFeed the starter with flour and water every day. A lively starter doubles in size.\n',
-    'oven.md': '# Oven\n\nPreheat the dutch oven for the crust. Steam keeps the crust thin.\n',
-  },
-};
 
 beforeEach(async () => {
   ({ root, cleanup } = makeTmpRoot());

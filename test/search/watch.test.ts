@@ -3,12 +3,11 @@ import { join, sep } from 'node:path';
 
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 
-import { createOllamaEmbedder } from '../../src/lib/embedding/ollama.js';
 import type { Embedder } from '../../src/lib/embedding/types.js';
 import { forgetTopicIndex } from '../../src/lib/index/topic-index.js';
 import { searchReferences } from '../../src/lib/search/search.js';
 import { ignoredPath, startWatch, topicOfPath, type WatchEvent, type Watcher } from '../../src/lib/watch.js';
-import { type EmbedServer, makeTmpRoot, SAMPLE_FILES, startEmbedServer, writeTopic } from '../index/helpers.js';
+import { type EmbedServer, makeTmpRoot, SAMPLE_FILES, startBowEmbedder, writeTopic } from '../index/helpers.js';
 
 describe('watch path rules', () => {
   it('maps paths to topics and ignores git and state folders', () => {
@@ -28,8 +27,7 @@ describe('startWatch', () => {
   let server: EmbedServer;
   let embedder: Embedder;
   beforeAll(async () => {
-    server = await startEmbedServer(32);
-    embedder = await createOllamaEmbedder({ provider: 'ollama', url: server.url, model: 'bow-watch' });
+    ({ server, embedder } = await startBowEmbedder(32, 'bow-watch'));
   });
   afterAll(async () => {
     await server.close();

@@ -14,30 +14,12 @@ import { searchReferences, searchTopics } from '../../src/lib/search/search.js';
 import { tryServer as tryServerRaw } from '../../src/lib/serve/client.js';
 import { serveInfoFile } from '../../src/lib/serve/protocol.js';
 import { type RunningServer, type ServeEvent, startServer } from '../../src/lib/serve/server.js';
-import { type EmbedServer, makeTmpRoot, SAMPLE_FILES, startEmbedServer, writeTopic, writeTopicMd } from '../index/helpers.js';
+import { BAKERY, type EmbedServer, makeTmpRoot, WIDGETRY, startEmbedServer, writeTopic, writeTopicMd } from '../index/helpers.js';
 import { Events, ping, rawExchange } from './helpers.js';
 
 /** The client with a connect timeout that a loaded test machine cannot trip. */
 const tryServer: typeof tryServerRaw = (r, op, args, opts = {}) => tryServerRaw(r, op, args, { timeoutMs: 5000, ...opts });
 
-const WIDGETRY = {
-  id: 'topic-widgetry',
-  title: 'Widgetry - terminal widgets',
-  body: '# Widgetry\n\nWidgetry is a toolkit for terminal user interfaces: grids, borders, scrolling lists.',
-  tags: ['tui', 'terminal', 'widgets'],
-  trust_score: 8,
-  files: SAMPLE_FILES,
-};
-const BAKERY = {
-  id: 'topic-bakery',
-  title: 'Sourdough baking notes',
-  body: '# Sourdough\n\nHow to keep a starter alive and bake bread with a crisp crust.',
-  tags: ['bread', 'baking'],
-  files: {
-    'starter.md': '# Starter\n\nFeed the starter with flour and water every day. A lively starter doubles in size.\n',
-    'oven.md': '# Oven\n\nPreheat the dutch oven for the crust. Steam keeps the crust thin.\n',
-  },
-};
 
 let embed: EmbedServer;
 let root: string;
