@@ -19,7 +19,7 @@ const COUNT = Number(process.argv[2] ?? 200);
 /** Real prose and code from installed packages, cut into chunks of about `size` characters. */
 function corpus(size: number, count: number): string[] {
   const modules = join(dirname(dirname(fileURLToPath(import.meta.url))), 'node_modules');
-  const roots = ['minisearch', 'simple-git', 'smol-toml', '@oclif/core'].map((p) => join(modules, p));
+  const roots = ['minisearch', 'chokidar', 'smol-toml', '@oclif/core'].map((p) => join(modules, p));
   let text = '';
   for (const root of roots) {
     for (const f of readdirSync(root)) if (/\.md$/i.test(f)) text += readFileSync(join(root, f), 'utf8') + '\n';

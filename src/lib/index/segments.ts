@@ -157,7 +157,7 @@ export async function loadSegment(root: string, topic: string, gen: number): Pro
   const st = await stat(segmentFile(root, topic, gen, 'txt')).catch(() => null);
   if (!st || st.size !== textBytes) return null;
   const { buildSegment, decodeSegment, DEFAULT_BUILD, segmentFieldWeights } = await import('./bm25.js');
-  let lex: Bm25Segment | null = null;
+  let lex: Bm25Segment | null;
   try {
     const bytes = await readFile(segmentFile(root, topic, gen, 'lex'));
     lex = decodeSegment(bytes);

@@ -15,7 +15,6 @@ import { TkomaError } from '../errors.js';
 const MAX_COMPONENT_BYTES = 255;
 const MAX_PATH_BYTES = 4096;
 /** Control characters, and characters that hide or reorder text (zero-width, bidi controls). */
-// eslint-disable-next-line no-control-regex
 const MISLEADING = /[\u0000-\u001f\u007f-\u009f\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]/;
 
 /**

@@ -6,7 +6,7 @@
  * would throw them. Cheap to import: node:net, node:fs and JSON, nothing of the index.
  */
 import { lstatSync, readFileSync, rmSync } from 'node:fs';
-import { createConnection, type Socket } from 'node:net';
+import { createConnection } from 'node:net';
 
 import { type ErrorCode, ERROR_CODES, TkomaError } from '../errors.js';
 import {
@@ -110,22 +110,21 @@ let nextId = 0;
 function exchange(socketPath: string, line: string, id: number, opts: Required<Pick<TryServerOptions, 'timeoutMs' | 'replyTimeoutMs'>>): Promise<Response | undefined> {
   return new Promise((resolve) => {
     let settled = false;
-    let socket: Socket | undefined;
     const finish = (value: Response | undefined): void => {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
-      socket?.destroy();
+      socket.destroy();
       resolve(value);
     };
     let timer = setTimeout(() => finish(undefined), opts.timeoutMs);
-    socket = createConnection({ path: socketPath });
+    const socket = createConnection({ path: socketPath });
     socket.on('error', () => finish(undefined)); // ENOENT, ECONNREFUSED, EPIPE, reset...
     socket.on('close', () => finish(undefined));
     socket.once('connect', () => {
       clearTimeout(timer);
       timer = setTimeout(() => finish(undefined), opts.replyTimeoutMs);
-      socket!.write(line);
+      socket.write(line);
     });
     const push = lineSplitter((text) => {
       let msg: unknown;

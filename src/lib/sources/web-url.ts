@@ -27,7 +27,6 @@ export function validateWebUrl(url: string): URL {
   if (scheme !== undefined && scheme !== 'http' && scheme !== 'https') {
     throw new TkomaError('UNSUPPORTED_SCHEME', `Web sources must be http or https, not ${scheme}:`, { url, scheme });
   }
-  // eslint-disable-next-line no-control-regex
   if (/[\s\u0000-\u001f\u007f-\u009f]/u.test(url)) {
     throw new TkomaError('INVALID_URL', 'URL contains whitespace or control characters.', { url });
   }

@@ -46,9 +46,9 @@ export async function readConfig(root: string): Promise<RootConfig> {
   } catch {
     return structuredClone(DEFAULT_CONFIG);
   }
-  let data: Record<string, any>;
+  let data: Record<string, unknown>;
   try {
-    data = parseToml(text) as Record<string, any>;
+    data = parseToml(text) as Record<string, unknown>;
   } catch (err) {
     const line = (err as { line?: number }).line ?? 1;
     throw new TkomaError('MALFORMED_TOPIC', `${CONFIG_FILE}:${line}: invalid TOML: ${String((err as Error).message).split('\n')[0]}`, {

@@ -155,7 +155,7 @@ export async function getReference(root: string, req: GetRequest): Promise<GetRe
   }
   if (!topic) throw new TkomaError('INVALID_INPUT', 'give --id <topic-id>/<path>, or --topic with --path');
   const { front, dir } = await readTopic(root, validateTopicIdField(topic));
-  const { rel, abs } = resolveTopicPath(dir, path ?? TOPIC_FILE);
+  const { rel } = resolveTopicPath(dir, path ?? TOPIC_FILE);
   let text: string;
   try {
     // No symbolic link anywhere on the way (a folder link planted in the topic could lead anywhere).
