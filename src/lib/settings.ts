@@ -1,0 +1,107 @@
+/**
+ * Every setting tkoma-ref reads from the environment, declared once. Code reads settings through
+ * `envSetting` and never from `process.env` directly; the README's configuration table is
+ * rendered from this list (`renderSettingsTable`) and a test keeps the two equal.
+ *
+ * Precedence, where a setting has more than one home: built-in default < `tkoma-ref.toml` <
+ * environment < command-line flag.
+ *
+ * A hand-written table instead of a zod schema: importing zod costs 90–160 ms here (measured with
+ * a bare `import('zod')` on this 2-core machine), and `search` must answer in about Node's own
+ * start-up time. These parsers are a few lines each and tested.
+ */
+import { TkomaError } from './errors.js';
+
+type Kind = 'string' | 'path' | 'url' | 'seconds' | 'flag' | 'list';
+
+interface SettingSpec {
+  env: string;
+  kind: Kind;
+  /** What it does, for the README. */
+  doc: string;
+  /** The default, as the README shows it. */
+  shown?: string;
+  /** The matching flag or `tkoma-ref.toml` key, for the README. */
+  also?: string;
+  /** A secret: never echoed, never passed to a server process in clear logs. */
+  secret?: boolean;
+  /** For tests and debugging only: listed apart in the README. */
+  internal?: boolean;
+}
+
+export const SETTINGS = {
+  root: { env: 'TKOMA_REF_ROOT', kind: 'path', doc: 'The knowledge root.', shown: '`$XDG_DATA_HOME/tkoma-ref`', also: '`--root`' },
+  ghost: { env: 'TKOMA_REF_GHOST', kind: 'string', doc: 'The ghost (agent) making a change: the commit author.', also: '`--ghost`' },
+  model: { env: 'TKOMA_REF_MODEL', kind: 'string', doc: 'The model behind the ghost, recorded in the commit author.', also: '`--model`' },
+  lockTimeout: { env: 'TKOMA_REF_LOCK_TIMEOUT', kind: 'seconds', doc: 'How long a writer waits for the write lock before `LOCKED`.', shown: '30' },
+  noServer: { env: 'TKOMA_REF_NO_SERVER', kind: 'flag', doc: 'Never ask a running `serve`/`watch`/`mcp` process; answer in this process.', also: '`--no-server`' },
+  embedder: {
+    env: 'TKOMA_REF_EMBEDDER',
+    kind: 'string',
+    doc: 'Embedding provider: `auto`, `transformers`, `use-lite`, `ollama`, `openai` or `none`.',
+    shown: '`auto`',
+    also: '`--embedder`, `[embedding] provider`',
+  },
+  embedModel: { env: 'TKOMA_REF_EMBED_MODEL', kind: 'string', doc: 'Model name for `transformers`, `ollama` or `openai`.', also: '`[embedding] model`' },
+  embedUrl: { env: 'TKOMA_REF_EMBED_URL', kind: 'url', doc: 'Server URL for `ollama` or `openai` (for `ollama`, `OLLAMA_HOST` also works).', also: '`[embedding] url`' },
+  modelDir: { env: 'TKOMA_REF_MODEL_DIR', kind: 'path', doc: 'A local model folder for `transformers` (air-gapped use).' },
+  openaiApiKey: { env: 'TKOMA_REF_OPENAI_API_KEY', kind: 'string', doc: 'API key for `openai` (else `OPENAI_API_KEY`).', secret: true },
+  githubApi: { env: 'TKOMA_REF_GITHUB_API', kind: 'url', doc: 'GitHub REST API base for repository metadata in approvals.', shown: '`https://api.github.com`' },
+  debug: { env: 'TKOMA_REF_DEBUG', kind: 'flag', doc: 'Print stack traces of unexpected errors, and why a search ran in-process.' },
+  noFastPath: { env: 'TKOMA_REF_NO_FAST_PATH', kind: 'flag', doc: '`search` always goes through the full command parser (slower start-up).', internal: true },
+  crashAt: { env: 'TKOMA_REF_CRASH_AT', kind: 'list', doc: 'Crash tests: SIGKILL (or pause at) the named points of a mutation.', internal: true },
+} as const satisfies Record<string, SettingSpec>;
+
+export type SettingName = keyof typeof SETTINGS;
+
+type Env = Record<string, string | undefined>;
+
+type ValueOf<K extends Kind> = K extends 'seconds' ? number : K extends 'flag' ? boolean : K extends 'list' ? string[] : string;
+
+const TRUE = new Set(['1', 'true', 'yes', 'on']);
+const FALSE = new Set(['', '0', 'false', 'no', 'off']);
+
+function parse(spec: SettingSpec, raw: string): unknown {
+  const value = raw.trim();
+  switch (spec.kind) {
+    case 'flag': {
+      const v = value.toLowerCase();
+      if (TRUE.has(v)) return true;
+      if (FALSE.has(v)) return false;
+      throw new TkomaError('INVALID_INPUT', `${spec.env} must be 1/true/yes or 0/false/no (got '${raw}')`, { setting: spec.env });
+    }
+    case 'seconds': {
+      const n = Number(value);
+      if (value === '' || !Number.isFinite(n) || n < 0) throw new TkomaError('INVALID_INPUT', `${spec.env} must be a number of seconds (got '${raw}')`, { setting: spec.env });
+      return n;
+    }
+    case 'list':
+      return value
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean);
+    default:
+      return value;
+  }
+}
+
+/**
+ * The setting's value from the environment, parsed; undefined when it is unset or empty (a flag
+ * that is unset is false). A malformed value is INVALID_INPUT naming the variable.
+ */
+export function envSetting<N extends SettingName>(name: N, env: Env = process.env): ValueOf<(typeof SETTINGS)[N]['kind']> | undefined {
+  const spec: SettingSpec = SETTINGS[name];
+  const raw = env[spec.env];
+  if (raw === undefined || (raw.trim() === '' && spec.kind !== 'flag')) return (spec.kind === 'flag' ? false : undefined) as never;
+  return parse(spec, raw) as never;
+}
+
+/** The README's configuration table, rendered from SETTINGS. */
+export function renderSettingsTable(): string {
+  const rows = (internal: boolean): string[] =>
+    (Object.values(SETTINGS) as SettingSpec[])
+      .filter((s) => Boolean(s.internal) === internal)
+      .map((s) => `| \`${s.env}\` | ${s.doc} | ${s.shown ?? '–'} | ${s.also ?? '–'} |`);
+  const head = ['| variable | what it sets | default | also set by |', '|---|---|---|---|'];
+  return [...head, ...rows(false), '', 'For tests and debugging only:', '', ...head, ...rows(true)].join('\n');
+}
