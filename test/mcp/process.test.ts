@@ -131,7 +131,7 @@ describe('Streamable HTTP (--http PORT)', () => {
       const client = new Client({ name: 'http-test', version: '1' });
       await client.connect(new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${port}/mcp`)));
       expect((await client.listTools()).tools).toHaveLength(7);
-      const r = (await client.callTool({ name: 'reference_topic_list', arguments: {} })) as { structuredContent: { topics: { topic_id: string }[] } };
+      const r = (await client.callTool({ name: 'reference_topic_list', arguments: {} })) as unknown as { structuredContent: { topics: { topic_id: string }[] } };
       expect(r.structuredContent.topics.map((t) => t.topic_id)).toContain('topic-springs');
       await client.close();
 
