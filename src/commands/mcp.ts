@@ -30,6 +30,10 @@ export default class Mcp extends BaseCommand<typeof Mcp> {
   protected async execute(): Promise<undefined> {
     const root = this.root();
     const stopped = untilSignal();
+    // The SDK (and express/hono behind it) is loaded only here, never by other commands; its
+    // import starts now so it overlaps reading the config.
+    const loading = this.flags.http !== undefined ? import('../lib/mcp/http.js') : import('../lib/mcp/server.js');
+    loading.catch(() => undefined);
     const config = await readConfig(root);
     const opts = {
       root,
@@ -38,12 +42,11 @@ export default class Mcp extends BaseCommand<typeof Mcp> {
       reconcileSeconds: this.flags['reconcile-seconds'] ?? config.watch.reconcile_seconds,
       serveSocket: this.flags.serve,
     };
-    // The SDK (and express/hono behind it) is loaded only here, never by other commands.
     if (this.flags.http !== undefined) {
-      const { runHttp } = await import('../lib/mcp/http.js');
+      const { runHttp } = (await loading) as typeof import('../lib/mcp/http.js');
       await runHttp(opts, this.flags.http, stopped);
     } else {
-      const { runStdio } = await import('../lib/mcp/server.js');
+      const { runStdio } = (await loading) as typeof import('../lib/mcp/server.js');
       await runStdio(opts, stopped);
     }
     return undefined;

@@ -3,9 +3,9 @@
  * only protocol on stdout, a clean exit when stdin closes, cancellation, the CLI's socket served
  * from the same warm process, and Streamable HTTP on 127.0.0.1 with Host/Origin checks.
  */
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
@@ -14,7 +14,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { BIN, cli, makeRepo, tmpDir } from '../helpers/fixtures.js';
+import { BIN, cli, makeRepo, PROJECT, tmpDir } from '../helpers/fixtures.js';
 import { RawClient } from './helpers.js';
 
 const tmp = tmpDir('tkoma-mcp-proc-');
@@ -27,6 +27,22 @@ beforeAll(async () => {
   expect(r.code, r.stdout + r.stderr).toBe(0);
 });
 afterAll(() => tmp.cleanup());
+
+describe('other commands do not pay for the SDK', () => {
+  for (const args of [['topic', 'list'], ['search', 'Hooke', '--topic', 'topic-springs', '--no-server'], ['get', '--topic', 'topic-springs', '--path', 'README.md']]) {
+    it(`${args[0]} loads no @modelcontextprotocol, zod, express or hono`, () => {
+      const trace = join(tmp.path, `trace-${args[0]}.txt`);
+      const r = spawnSync(process.execPath, ['--import', join(PROJECT, 'test/helpers/trace-imports.mjs'), BIN, ...args, '--root', root, '--json'], {
+        env: { ...process.env, TKOMA_TRACE_FILE: trace, TKOMA_REF_EMBEDDER: 'none' },
+        encoding: 'utf8',
+      });
+      expect(r.status, r.stdout + r.stderr).toBe(0);
+      const loaded = readFileSync(trace, 'utf8').split('\n').filter(Boolean);
+      expect(loaded.length).toBeGreaterThan(5);
+      for (const heavy of ['@modelcontextprotocol', '/zod/', '/express/', '/hono/', '/lib/mcp/']) expect(loaded.filter((m) => m.includes(heavy)), heavy).toEqual([]);
+    });
+  }
+});
 
 describe('a hand-written JSON-RPC client over stdio', () => {
   it('initializes, lists, calls; stdout holds only JSON-RPC; exits 0 when stdin closes', async () => {

@@ -209,6 +209,8 @@ export function createShared(opts: McpOptions): Shared {
       wrapResourceErrors(server);
       sessions.add(server);
       server.server.onclose = () => sessions.delete(server);
+      // Warm up once the client has finished the handshake (its tools/list usually follows at once).
+      server.server.oninitialized = () => setTimeout(() => warm.kick(), 50).unref();
       return server;
     },
     async close(): Promise<void> {

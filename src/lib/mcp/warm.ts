@@ -37,8 +37,10 @@ export interface WarmState {
 }
 
 export interface Warm {
-  /** Resolves once the embedder is loaded and the indexes are preloaded. */
-  ready: Promise<WarmState>;
+  /** Starts warming (if not yet) and resolves once the embedder is loaded and the indexes are preloaded. */
+  readonly ready: Promise<WarmState>;
+  /** Starts warming now (the first tool call does it too): called once the handshake is done. */
+  kick(): void;
   /** Runs fn exclusively once warm. */
   exclusive<T>(fn: (w: WarmState) => Promise<T>): Promise<T>;
   /** Tells the idle hook that something changed (after a mutation). */
@@ -99,26 +101,40 @@ async function start(root: string, opts: WarmOptions): Promise<WarmState> {
   return ownWatcher(root, opts);
 }
 
+/**
+ * Warming is deferred until kick() (after the MCP handshake) or the first call that needs it, so
+ * loading the model and the indexes never competes with the start-up the host waits for.
+ */
 export function startWarm(root: string, opts: WarmOptions = {}): Warm {
-  const ready = start(root, opts);
-  // A failed warm-up is reported on every call that needs it, never as an unhandled rejection.
-  ready.catch((err: unknown) => opts.log?.(`warm-up failed: ${err instanceof Error ? err.message : String(err)}`));
+  let started: Promise<WarmState> | null = null;
   let closed = false;
   const idle = (): void => {
-    if (!opts.onIdle || closed) return;
-    void ready.then((w) => opts.onIdle?.(w)).catch(() => undefined);
+    if (!opts.onIdle || closed || !started) return;
+    void started.then((w) => opts.onIdle?.(w)).catch(() => undefined);
   };
-  idle();
+  const ensure = (): Promise<WarmState> => {
+    if (!started) {
+      started = start(root, opts);
+      // A failed warm-up is reported on every call that needs it, never as an unhandled rejection.
+      started.catch((err: unknown) => opts.log?.(`warm-up failed: ${err instanceof Error ? err.message : String(err)}`));
+      idle();
+    }
+    return started;
+  };
   return {
-    ready,
+    get ready() {
+      return ensure();
+    },
+    kick: () => void ensure(),
     async exclusive<T>(fn: (w: WarmState) => Promise<T>): Promise<T> {
-      const w = await ready;
+      const w = await ensure();
       return w.exclusive(() => fn(w));
     },
     touched: idle,
     async close(): Promise<void> {
       closed = true;
-      const w = await ready.catch(() => null);
+      if (!started) return;
+      const w = await started.catch(() => null);
       await w?.close();
     },
   };
