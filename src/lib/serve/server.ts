@@ -47,6 +47,14 @@ export interface RunningServer {
   info: ServeInfo;
   /** The embedder answers use (null: lexical only). */
   embedder: Embedder | null;
+  /** True while the watcher keeps the index in step with the files (no per-query stat walk). */
+  watching(): boolean;
+  /**
+   * Runs `fn` as an answer runs: after the syncs of events already received, alone with respect
+   * to every other answer and watcher sync (the MCP server's tools share the gate this way).
+   * Never call it from inside another `exclusive` callback.
+   */
+  exclusive<T>(fn: () => Promise<T>): Promise<T>;
   close(): Promise<void>;
 }
 
@@ -300,6 +308,11 @@ export async function startServer(root: string, opts: ServerOptions = {}): Promi
     socket: socketPath,
     info,
     embedder,
+    watching: () => watching,
+    async exclusive<T>(fn: () => Promise<T>): Promise<T> {
+      await watcher?.flush();
+      return gate.run(fn);
+    },
     close(): Promise<void> {
       closing ??= (async () => {
         removeInfo(infoFile, info);
