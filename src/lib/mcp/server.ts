@@ -174,7 +174,7 @@ function wrapResourceErrors(server: McpServer): void {
     try {
       return await read(req, extra);
     } catch (err) {
-      if (err instanceof TkomaError) throw new Error(`${err.code}: ${err.message}`);
+      if (err instanceof TkomaError) throw new Error(`${err.code}: ${err.message}`, { cause: err });
       throw err;
     }
   });
