@@ -19,6 +19,15 @@ export const MANIFEST_FILE = '.tkoma-files.jsonl';
 /** Names a fetched file may not take at the top of a topic folder. */
 export const RESERVED_NAMES = new Set([TOPIC_FILE, MANIFEST_FILE]);
 
+/**
+ * True for a path (relative to the topic folder) a fetched file may not take: topic.md and the
+ * manifest, compared case-folded (on case-insensitive disks `Topic.md` is topic.md). The one rule
+ * for both phases: approval counts what the fetch will keep.
+ */
+export function isReservedName(rel: string): boolean {
+  return RESERVED_NAMES.has(rel.toLowerCase());
+}
+
 export interface FileRecord {
   path: string;
   /** URL of the source this file came from. */
