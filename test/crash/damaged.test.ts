@@ -133,7 +133,7 @@ describe('damaged state is detected and repaired', () => {
     writeFileSync(file, lines.join('\n'));
 
     const list = await must(['topic', 'list', '--json']);
-    expect(list.json.map((t: { topic_id: string }) => t.topic_id)).toEqual(['alpha']);
+    expect(list.json.map((t: { topic_id: string; status: string }) => `${t.topic_id} ${t.status}`)).toEqual(['alpha active', 'beta broken']);
     expect(list.stderr).toContain(`references/beta/topic.md:${at + 1}`);
 
     const show = await run(['topic', 'show', 'beta', '--json']);

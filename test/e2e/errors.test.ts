@@ -99,7 +99,8 @@ describe('bad input is refused cleanly', () => {
     expect(show.code).toBe(7);
     const list = await cli(['topic', 'list', '--json'], { root });
     expect(list.code).toBe(0);
-    expect(list.json.map((t: { topic_id: string }) => t.topic_id)).toEqual(['topic-hello-topic']);
+    expect(list.json.map((t: { topic_id: string; status: string }) => `${t.topic_id} ${t.status}`)).toEqual(['topic-hello-topic active', 'topic-broken broken']);
+    expect(list.json[1].error).toMatchObject({ code: 'MALFORMED_TOPIC', file: 'references/topic-broken/topic.md', line: 6 });
     expect(list.stderr).toContain('references/topic-broken/topic.md:6');
     const search = await cli(['search', 'world', '--all', '--json'], { root });
     expect(search.code).toBe(0);

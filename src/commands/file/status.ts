@@ -2,7 +2,7 @@ import { Flags } from '@oclif/core';
 
 import { assignDefined, authorFlags, BaseCommand, inputFlag } from '../../cli/base.js';
 import { type FileStatusResult, setFileStatus } from '../../lib/topics/manage.js';
-import { validateFileStatusRequest } from '../../lib/topics/request.js';
+import { flagNames, validateFileStatusRequest } from '../../lib/topics/request.js';
 
 export default class FileStatus extends BaseCommand<typeof FileStatus> {
   static summary = 'Mark a reference file active, problematic or obsolete, with a reason (one commit).';
@@ -20,7 +20,8 @@ export default class FileStatus extends BaseCommand<typeof FileStatus> {
   protected async execute(): Promise<FileStatusResult> {
     const f = this.flags;
     const raw = assignDefined(this.readInput(f.input), { topic_id: f.topic, path: f.path, status: f.status, reason: f.reason });
-    return setFileStatus(this.root(), validateFileStatusRequest(raw), { ghost: f.ghost, model: f.model });
+    const names = flagNames(f, { topic_id: 'topic', path: 'path', status: 'status', reason: 'reason' });
+    return setFileStatus(this.root(), validateFileStatusRequest(raw, names), { ghost: f.ghost, model: f.model });
   }
 
   protected renderHuman(r: FileStatusResult): string {

@@ -6,7 +6,7 @@ import { assignDefined, authorFlags, BaseCommand, embedderFlag, inputFlag } from
 import { paint } from '../../cli/render.js';
 import { EXIT, TkomaError } from '../../lib/errors.js';
 import { type ApprovalRequired, type CreateResult, createTopic } from '../../lib/topics/create.js';
-import { validateCreateRequest } from '../../lib/topics/request.js';
+import { flagNames, validateCreateRequest } from '../../lib/topics/request.js';
 import { formatCount } from '../../lib/topics/summary.js';
 
 export default class TopicCreate extends BaseCommand<typeof TopicCreate> {
@@ -58,7 +58,10 @@ to fetch, commit and index. Several sources, or refs and paths per source: use -
       trust_score: f['trust-score'],
       topic_id: f['topic-id'],
     });
-    const req = validateCreateRequest(raw);
+    const req = validateCreateRequest(raw, {
+      ...flagNames(f, { title: 'title', body: 'body', tags: 'tag', max_age_days: 'max-age-days', trust_score: 'trust-score', topic_id: 'topic-id' }),
+      ...(f['body-file'] ? { body: '--body-file' } : {}),
+    });
     const root = this.root();
     const result = await createTopic(root, req, {
       approve: f.approve,

@@ -2,33 +2,33 @@ import { Flags } from '@oclif/core';
 
 import { BaseCommand, inputFlag } from '../../cli/base.js';
 import { paint, table } from '../../cli/render.js';
-import { listTopics, type TopicListEntry } from '../../lib/topics/read.js';
-import type { BrokenTopic } from '../../lib/store/topics.js';
+import { type BrokenListEntry, listTopicsJson, type TopicListEntry } from '../../lib/topics/read.js';
 
 export default class TopicList extends BaseCommand<typeof TopicList> {
   static summary = 'List reference topics with staleness (obsolete ones only with --include-obsolete).';
-  static description = 'JSON: the seed\'s reference_topic_list array. Topics whose topic.md does not parse are reported on stderr (file and line).';
+  static description = 'JSON: the seed\'s reference_topic_list array; a topic whose topic.md does not parse, or whose `id` is not its folder name, is listed last as {"topic_id", "status": "broken", "error": {code, message, file, line}} and reported on stderr.';
   static examples = ['<%= config.bin %> topic list', '<%= config.bin %> topic list --include-obsolete --json'];
   static flags = {
     ...inputFlag,
     'include-obsolete': Flags.boolean({ description: 'Also list obsolete topics.', default: false }),
   };
 
-  private broken: BrokenTopic[] = [];
-
-  protected async execute(): Promise<TopicListEntry[]> {
+  protected async execute(): Promise<(TopicListEntry | BrokenListEntry)[]> {
     const input = this.readInput(this.flags.input);
     const includeObsolete = this.flags['include-obsolete'] || input.include_obsolete === true;
-    const { topics, broken } = await listTopics(this.root(), { includeObsolete });
-    this.broken = broken;
+    const { entries, broken } = await listTopicsJson(this.root(), { includeObsolete });
     for (const b of broken) process.stderr.write(`${paint('yellow', 'Warning')}: ${b.error.message}\n`);
-    return topics;
+    return entries;
   }
 
-  protected renderHuman(rows: TopicListEntry[]): string {
-    if (rows.length === 0) return this.broken.length ? '' : 'No topics yet. Create one with `tkoma-ref topic create`.';
+  protected renderHuman(rows: (TopicListEntry | BrokenListEntry)[]): string {
+    if (rows.length === 0) return 'No topics yet. Create one with `tkoma-ref topic create`.';
     return table(
-      rows.map((r) => ({ ...r, fresh: r.is_stale ? 'stale' : 'fresh', fetched: r.fetched_at.slice(0, 10) })),
+      rows.map((r) =>
+        'error' in r
+          ? { topic_id: r.topic_id, title: `(broken: ${r.error.code})`, status: 'broken', fresh: '', fetched: '', file_count: '', tags: '' }
+          : { ...r, fresh: r.is_stale ? 'stale' : 'fresh', fetched: r.fetched_at.slice(0, 10) },
+      ),
       [
         { key: 'topic_id', header: 'ID' },
         { key: 'title', header: 'TITLE', max: 40 },

@@ -2,7 +2,7 @@ import { Args, Flags } from '@oclif/core';
 
 import { assignDefined, authorFlags, BaseCommand, inputFlag } from '../../cli/base.js';
 import { updateTopic, type UpdateResult } from '../../lib/topics/manage.js';
-import { validateUpdateRequest } from '../../lib/topics/request.js';
+import { flagNames, validateUpdateRequest } from '../../lib/topics/request.js';
 
 export default class TopicUpdate extends BaseCommand<typeof TopicUpdate> {
   static summary = 'Update a topic\'s status, max age, body, tags, title or trust score (one commit).';
@@ -33,7 +33,8 @@ export default class TopicUpdate extends BaseCommand<typeof TopicUpdate> {
       title: f.title,
       tags: f.tag,
     });
-    return updateTopic(this.root(), validateUpdateRequest(raw), { ghost: f.ghost, model: f.model });
+    const names = flagNames(f, { status: 'status', max_age_days: 'max-age-days', trust_score: 'trust-score', body: 'body', title: 'title', tags: 'tag' });
+    return updateTopic(this.root(), validateUpdateRequest(raw, names), { ghost: f.ghost, model: f.model });
   }
 
   protected renderHuman(r: UpdateResult): string {

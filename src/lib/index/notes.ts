@@ -116,6 +116,8 @@ export async function syncNotes(root: string, embedder: Embedder | null): Promis
     let parsed;
     try {
       parsed = parseTopicMd(text, `references/${id}/${TOPIC_FILE}`);
+      // A folder renamed by hand is a broken topic (store/topics.ts readTopic), not a note to find.
+      if (parsed.front.id !== id) throw new Error('id does not match the folder');
     } catch {
       result.broken.push(id);
       if (known) {

@@ -7,7 +7,7 @@ import { readdir, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 
 import { referencesDir } from '../store/root.js';
-import { listTopicIds } from '../store/topics.js';
+import { listTopicIds, loadAllTopics } from '../store/topics.js';
 import { embeddingCacheDir, indexDir, readMeta } from './layout.js';
 import { withIndexLock } from './lock.js';
 import { removeNote } from './notes.js';
@@ -78,6 +78,10 @@ export interface IndexStatus {
   bytes_on_disk: number;
   /** The embedding cache (kept by rebuild). */
   cache_bytes: number;
+  /** Topics whose topic.md is broken (does not parse, or `id` is not the folder): not searched. */
+  broken: { topic_id: string; error: { code: string; message: string; file?: string; line?: number } }[];
+  /** Files present but not indexed, with why (too_large, binary, unchunkable); at most 100 listed. */
+  not_indexed: { count: number; files: { topic_id: string; path: string; reason: string; bytes: number }[] };
 }
 
 async function dirBytes(dir: string): Promise<number> {
@@ -104,6 +108,8 @@ export async function indexStatus(root: string): Promise<IndexStatus> {
     pending: { changed: 0, added: 0, removed: 0 },
     bytes_on_disk: await dirBytes(indexDir(root)),
     cache_bytes: await dirBytes(embeddingCacheDir(root)),
+    broken: (await loadAllTopics(root)).broken.map((b) => ({ topic_id: b.topic_id, error: b.error })),
+    not_indexed: { count: 0, files: [] },
   };
   for (const id of onDisk) {
     const head = await loadHead(root, id);
@@ -121,6 +127,11 @@ export async function indexStatus(root: string): Promise<IndexStatus> {
       status.files += Object.keys(head.files).length;
       status.chunks += Object.values(head.files).reduce((n, f) => n + f.chunkCount, 0);
       status.vectors += head.vectors?.count ?? 0;
+      for (const [path, f] of Object.entries(head.files)) {
+        if (!f.skipped) continue;
+        status.not_indexed.count++;
+        if (status.not_indexed.files.length < 100) status.not_indexed.files.push({ topic_id: id, path, reason: f.skipped, bytes: f.size });
+      }
     }
   }
   const present = new Set(onDisk);

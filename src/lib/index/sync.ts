@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import type { Embedder } from '../embedding/types.js';
 import { isValidTopicId } from '../store/model.js';
 import { referencesDir } from '../store/root.js';
+import { DEFAULT_LIMITS, effectiveLimits } from '../safety/limits.js';
 import { listTopicIds, readManifest } from '../store/topics.js';
 import { compactSegments } from './compact.js';
 import { INDEX_FORMAT, indexDir, readMeta, topicsIndexDir, writeMeta } from './layout.js';
@@ -149,6 +150,21 @@ function countsOf(head: TopicHead): TopicSyncCounts {
   };
 }
 
+/**
+ * The largest file the index chunks: the fetch cap (`limits.max_file_bytes` of tkoma-ref.toml, 1
+ * MiB by default), so one limit governs what is fetched and what is searchable. A file above it is
+ * still indexed when the manifest says the fetcher kept it as it is (a request's own `limits` may
+ * have allowed it); anything else is recorded as skipped 'too-large' and listed by `index status`.
+ */
+async function indexCap(root: string): Promise<number> {
+  try {
+    const { readConfig } = await import('../store/config.js');
+    return Math.max(MAX_INDEXED_BYTES, effectiveLimits((await readConfig(root)).limits).max_file_bytes);
+  } catch {
+    return Math.max(MAX_INDEXED_BYTES, DEFAULT_LIMITS.max_file_bytes); // a broken config is reported by the commands that write
+  }
+}
+
 async function syncTopic(ctx: Ctx, id: string): Promise<TopicSyncCounts> {
   const { root, embedder } = ctx;
   const dir = join(referencesDir(root), id);
@@ -174,6 +190,20 @@ async function syncTopic(ctx: Ctx, id: string): Promise<TopicSyncCounts> {
     } else {
       changed.set(path, h.bytes);
     }
+  }
+  // Files left out as too large under a smaller cap (an older version, or a raised
+  // `limits.max_file_bytes`) are indexed now that the cap admits them.
+  const cap = await indexCap(root);
+  let fetchedHashes: Promise<Map<string, string>> | null = null;
+  /** True when the manifest records this exact content (by hash) as fetched into the topic. */
+  const fetchedWithin = async (path: string, sha256: string): Promise<boolean> => {
+    fetchedHashes ??= readManifest(dir).then((recs) => new Map(recs.map((r) => [r.path, r.sha256])));
+    return (await fetchedHashes).get(path) === sha256;
+  };
+  for (const [path, entry] of Object.entries(head.files)) {
+    if (entry.skipped !== 'too-large' || changed.has(path) || !onDisk.has(path) || onDisk.get(path)!.size > cap) continue;
+    const h = await hashFile(join(dir, path));
+    if (h) changed.set(path, h.bytes);
   }
   const needVectors = embedder !== null && (!head.vectors || head.vectors.key !== embedder.key || !head.vectors.complete);
   const nothingToDo = storedHead && diff.added.length === 0 && changed.size === 0 && diff.removed.length === 0 && !needVectors;
@@ -247,7 +277,7 @@ async function syncTopic(ctx: Ctx, id: string): Promise<TopicSyncCounts> {
       const entry: FileEntry = { size: st.size, mtimeMs: st.mtimeMs, sha256: sha256Hex(bytes), role, chunkCount: 0 };
       let records: ChunkRecord[] = [];
       if (looksBinary(bytes)) entry.skipped = 'binary';
-      else if (bytes.length > MAX_INDEXED_BYTES) entry.skipped = 'too-large';
+      else if (bytes.length > cap && !(await fetchedWithin(path, entry.sha256))) entry.skipped = 'too-large';
       else {
         try {
           const chunks = await chunkFile(path, bytes.toString('utf8'));

@@ -9,12 +9,12 @@ import { join } from 'node:path';
 
 import type { Role } from '../chunking/types.js';
 import type { Embedder } from '../embedding/types.js';
-import { TkomaError } from '../errors.js';
+import { type ErrorCode, TkomaError } from '../errors.js';
 import type { ResolvedEmbedder } from '../index/embedder.js';
 import type { StoredChunk, TopicIndex } from '../index/topic-index.js';
 import { untrustedFor } from '../safety/warnings.js';
 import { type FileStatus, fileStatusOf, staleness } from '../store/model.js';
-import { type FileRecord, type LoadedTopic, loadAllTopics, MANIFEST_FILE, readManifest } from '../store/topics.js';
+import { type BrokenTopic, type FileRecord, type LoadedTopic, loadAllTopics, MANIFEST_FILE, readManifest } from '../store/topics.js';
 import { type Explain, type FusedHit, type FusionCandidate, fuse, type RankedItem, vectorWeightFor } from './fusion.js';
 import { makeSnippet, queryTerms } from './snippet.js';
 import { rankTopics, syncNotesQuietly, validateQuery } from './topics.js';
@@ -77,6 +77,8 @@ export interface ReferenceSearchResult {
   topics_searched: string[];
   results: ReferenceHit[];
   vector_search: { available: boolean; embedder?: string; reason?: string };
+  /** Topics left out because their topic.md is broken (does not parse, or `id` is not the folder). */
+  broken_topics?: { topic_id: string; error: BrokenTopic['error'] }[];
 }
 
 export const DEFAULT_LIMIT = 10;
@@ -86,12 +88,20 @@ function slug(s: string): string {
   return s.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '');
 }
 
-/** Exact id, then `topic-<name>`, then a unique title or id-word match; else TOPIC_NOT_FOUND. */
-export function resolveTopicRef(ref: string, topics: readonly LoadedTopic[]): LoadedTopic {
+/**
+ * Exact id, then `topic-<name>`, then a unique title or id-word match; else TOPIC_NOT_FOUND. A
+ * broken topic named exactly (its folder) answers its own error (MALFORMED_TOPIC with file and line).
+ */
+export function resolveTopicRef(ref: string, topics: readonly LoadedTopic[], broken: readonly BrokenTopic[] = []): LoadedTopic {
   const byId = new Map(topics.map((t) => [t.front.id, t]));
   const s = slug(ref);
   const exact = byId.get(ref) ?? byId.get(`topic-${s}`) ?? topics.find((t) => t.front.title.toLowerCase() === ref.trim().toLowerCase());
   if (exact) return exact;
+  const bad = broken.find((b) => b.topic_id === ref) ?? broken.find((b) => b.topic_id === `topic-${s}`);
+  if (bad) {
+    const { code, message, ...details } = bad.error;
+    throw new TkomaError(code as ErrorCode, message, { topic_id: bad.topic_id, ...details });
+  }
   const loose = s ? topics.filter((t) => `-${t.front.id}-`.includes(`-${s}-`) || slug(t.front.title).includes(s)) : [];
   if (loose.length === 1) return loose[0]!;
   throw new TkomaError(
@@ -125,8 +135,8 @@ export async function searchReferences(root: string, req: ReferenceSearchRequest
   if (!SEARCH_MODES.includes(mode)) {
     throw new TkomaError('INVALID_ENUM', `\`mode\` must be one of ${SEARCH_MODES.join(', ')} (got ${JSON.stringify(mode)})`, { field: 'mode', allowed: SEARCH_MODES });
   }
-  const { topics: loaded } = await loadAllTopics(root);
-  const given = req.topic !== undefined && req.topic !== '' ? resolveTopicRef(req.topic, loaded) : null;
+  const { topics: loaded, broken } = await loadAllTopics(root);
+  const given = req.topic !== undefined && req.topic !== '' ? resolveTopicRef(req.topic, loaded, broken) : null;
 
   const resolved = await embedderFor(root, req);
   const vector_search: ReferenceSearchResult['vector_search'] = { available: false };
@@ -187,6 +197,7 @@ export async function searchReferences(root: string, req: ReferenceSearchRequest
     topics_searched: indexes.map((x) => x.topic.front.id),
     results,
     vector_search,
+    ...(broken.length > 0 && !given ? { broken_topics: broken.map((b) => ({ topic_id: b.topic_id, error: b.error })) } : {}),
   };
   return out;
 }

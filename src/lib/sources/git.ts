@@ -54,6 +54,8 @@ export interface ProbeOptions extends GitCallOptions {
   /** Room left in the topic: files and bytes (bytes are known only when the blobs came along). */
   maxFiles?: number;
   maxTotalBytes?: number;
+  /** Paths the fetch will drop (topic.md and the manifest at the topic's top): counted as reserved_name. */
+  isReserved?: (path: string) => boolean;
   /** GitHub metadata lookup for github.com URLs; false turns it off. */
   github?: GithubMetaOptions | false;
 }
@@ -116,6 +118,11 @@ export async function probeGitSource(src: GitSourceSpec, opts: ProbeOptions = {}
       }
     } else {
       kept = candidates.map((e) => ({ path: e.path, bytes: null }));
+    }
+    if (opts.isReserved) {
+      const reserved = kept.filter((f) => opts.isReserved!(f.path));
+      for (const f of reserved) skipped.push({ path: f.path, reason: 'reserved_name' });
+      if (reserved.length > 0) kept = kept.filter((f) => !opts.isReserved!(f.path));
     }
     if (kept.length === 0) throw emptyFetch(src.url, paths, skipped);
     // The caps, as the fetch will apply them: in path order, sizes known only when exact.

@@ -51,7 +51,8 @@ const DAY_MS = 86_400_000;
 /**
  * The seed's staleness logic, in its order: max_age_days = 0 never goes stale; a topic marked
  * obsolete (or stale by hand) is stale; otherwise stale once more than max_age_days have passed
- * since fetched_at. `stale_since` is the moment the age limit was crossed, when that applies.
+ * since fetched_at. `stale_since` is the moment the age limit was crossed, when that applies. A
+ * fetched_at that is not a date makes the topic stale (stale_since null): never fresh forever.
  */
 export function staleness(front: Pick<TopicFront, 'status' | 'fetched_at' | 'max_age_days'>, now: Date = new Date()): Staleness {
   if (front.max_age_days === 0) return { is_stale: false, stale_since: null };
@@ -60,7 +61,9 @@ export function staleness(front: Pick<TopicFront, 'status' | 'fetched_at' | 'max
   if (front.status === 'obsolete' || front.status === 'stale') {
     return { is_stale: true, stale_since: limit && limit.getTime() <= now.getTime() ? limit.toISOString() : null };
   }
-  if (!limit) return { is_stale: false, stale_since: null };
+  // An unreadable fetched_at ("yesterday", hand-edited) cannot prove the topic fresh: it is stale
+  // (so `refresh --stale` picks it up and records a real date), with no stale_since.
+  if (!limit) return { is_stale: true, stale_since: null };
   // "(now - fetched_at).days > max_age_days": whole days, so stale strictly after the limit day.
   const ageDays = Math.floor((now.getTime() - fetched) / DAY_MS);
   return ageDays > front.max_age_days ? { is_stale: true, stale_since: limit.toISOString() } : { is_stale: false, stale_since: null };

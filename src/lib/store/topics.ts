@@ -19,6 +19,15 @@ export const MANIFEST_FILE = '.tkoma-files.jsonl';
 /** Names a fetched file may not take at the top of a topic folder. */
 export const RESERVED_NAMES = new Set([TOPIC_FILE, MANIFEST_FILE]);
 
+/**
+ * True for a path (relative to the topic folder) a fetched file may not take: topic.md and the
+ * manifest, compared case-folded (on case-insensitive disks `Topic.md` is topic.md). The one rule
+ * for both phases: approval counts what the fetch will keep.
+ */
+export function isReservedName(rel: string): boolean {
+  return RESERVED_NAMES.has(rel.toLowerCase());
+}
+
 export interface FileRecord {
   path: string;
   /** URL of the source this file came from. */
@@ -72,8 +81,26 @@ export async function readTopic(root: string, id: string): Promise<LoadedTopic> 
   } catch {
     throw new TkomaError('TOPIC_NOT_FOUND', `no topic "${id}"`, { topic_id: id });
   }
-  const { front, body } = parseTopicMd(text, relative(root, file) || file);
+  const rel = relative(root, file) || file;
+  const { front, body } = parseTopicMd(text, rel);
+  if (front.id !== id) throw idMismatch(rel, text, id, front.id);
   return { front, body, dir };
+}
+
+/**
+ * The folder name is the topic id. A folder renamed by hand (`git mv references/a references/b`)
+ * keeps `id = "a"` inside: that is reported, never guessed, as MALFORMED_TOPIC with the file, the
+ * line of `id` and both names (`reason: "id_mismatch"`), by every command that reads the topic.
+ */
+function idMismatch(file: string, text: string, folder: string, id: string): TkomaError {
+  const lines = text.split(/\r?\n/);
+  const at = lines.findIndex((l, i) => i > 0 && /^\s*id\s*=/.test(l));
+  const line = at >= 0 ? at + 1 : 1;
+  return new TkomaError(
+    'MALFORMED_TOPIC',
+    `${file}:${line}: \`id\` is "${id}" but the folder is "${folder}" (the folder name is the topic id): rename the folder back, or set \`id = "${folder}"\``,
+    { file, line, reason: 'id_mismatch', folder_id: folder, topic_md_id: id },
+  );
 }
 
 export async function listTopicIds(root: string): Promise<string[]> {
@@ -115,8 +142,26 @@ async function writeAtomic(file: string, content: string): Promise<void> {
   await rename(tmp, file);
 }
 
+/**
+ * The topic.md text for `front` and `body`, read back before anything is written: a note the
+ * reader would reject (MALFORMED_TOPIC on every later command) is refused here instead, whatever
+ * slipped past the request's validation.
+ */
+export function renderTopicMd(front: TopicFront, body: string): string {
+  const text = serializeTopicMd(front, body);
+  try {
+    parseTopicMd(text, TOPIC_FILE);
+  } catch (err) {
+    if (!(err instanceof TkomaError)) throw err;
+    throw new TkomaError('INVALID_INPUT', `refusing to write a topic.md the reader would reject: ${err.message}`, {
+      ...(typeof err.details.line === 'number' ? { line: err.details.line } : {}),
+    });
+  }
+  return text;
+}
+
 export async function writeTopic(dir: string, front: TopicFront, body: string): Promise<void> {
-  await writeAtomic(join(dir, TOPIC_FILE), serializeTopicMd(front, body));
+  await writeAtomic(join(dir, TOPIC_FILE), renderTopicMd(front, body));
 }
 
 export async function readManifest(dir: string): Promise<FileRecord[]> {

@@ -16,10 +16,10 @@ import { type GitProbe, probeGitSource } from '../sources/git.js';
 import { repoDisplayName } from '../sources/git-url.js';
 import { probeWebSource } from '../sources/web.js';
 import type { TopicFront } from '../store/model.js';
-import { topicDir, topicExists, writeManifest, writeTopic } from '../store/topics.js';
+import { isReservedName, topicDir, topicExists, writeManifest, writeTopic } from '../store/topics.js';
 import { type Budget, CAP_REASONS, effectiveLimits, type Limits } from '../safety/limits.js';
 import { untrustedSummary, withUntrustedWarnings } from '../safety/warnings.js';
-import { budgetFor, capsNoteForPage, capsNoteForRepo, capsPreview, fetchSources, type FetchLimits, resolveLimits, type SkippedFile } from './fetch.js';
+import { budgetFor, capsNoteForPage, capsNoteForRepo, capsPreview, fetchSources, sourcePrefixes, type FetchLimits, resolveLimits, type SkippedFile } from './fetch.js';
 import { indexTopics } from './indexing.js';
 import type { CreateRequest, SourceRequest } from './request.js';
 import { approvalSummary, formatCount, shortSha } from './summary.js';
@@ -90,7 +90,7 @@ export interface CreateOptions {
 }
 
 /** Probes one source within the topic's remaining budget, which it reduces by what would be kept. */
-async function probeSource(src: SourceRequest, limits: FetchLimits, budget: Budget): Promise<SourceDetails> {
+async function probeSource(src: SourceRequest, limits: FetchLimits, budget: Budget, prefix = ''): Promise<SourceDetails> {
   if (src.type === 'web') {
     const p = await probeWebSource(src.url);
     const full = budget.files <= 0 ? CAP_REASONS.max_files : null;
@@ -98,7 +98,12 @@ async function probeSource(src: SourceRequest, limits: FetchLimits, budget: Budg
     const note = capsNoteForPage(p.bytes, limits);
     return { ...p, type: 'web', url: src.url, display_name: src.url, file_count: 1, ...(full ? { capped: { [full]: 1 } } : {}), ...(note ? { caps_note: note } : {}) };
   }
-  const p: GitProbe = await probeGitSource(src, { maxFileBytes: limits.maxFileBytes, maxFiles: Math.max(0, budget.files), maxTotalBytes: Math.max(0, budget.bytes) });
+  const p: GitProbe = await probeGitSource(src, {
+    maxFileBytes: limits.maxFileBytes,
+    maxFiles: Math.max(0, budget.files),
+    maxTotalBytes: Math.max(0, budget.bytes),
+    isReserved: (path) => isReservedName(prefix ? `${prefix}/${path}` : path),
+  });
   budget.files -= p.file_count;
   if (!p.sizes_unknown && p.total_bytes !== null) budget.bytes -= p.total_bytes;
   const capped = { ...(p.skipped.too_large ? { too_large: p.skipped.too_large } : {}), ...p.capped };
@@ -140,9 +145,10 @@ async function phaseOne(root: string, req: CreateRequest, canonical: string, pro
   const budget = budgetFor(fetch);
   const details = await progress.task('Gather source metadata', async (update) => {
     const out: SourceDetails[] = [];
-    for (const s of req.sources) {
+    const prefixes = sourcePrefixes(req.sources);
+    for (const [i, s] of req.sources.entries()) {
       update(s.url);
-      out.push(await probeSource(s, fetch, budget));
+      out.push(await probeSource(s, fetch, budget, prefixes[i]));
     }
     return out;
   });

@@ -18,7 +18,7 @@ import { repoDisplayName } from '../sources/git-url.js';
 import { DEFAULT_MAX_BYTES as DEFAULT_WEB_MAX_BYTES, fetchWebPage } from '../sources/web.js';
 import { readConfig } from '../store/config.js';
 import type { TopicSource } from '../store/model.js';
-import { type FileFlag, type FileRecord, RESERVED_NAMES } from '../store/topics.js';
+import { type FileFlag, type FileRecord, isReservedName } from '../store/topics.js';
 import type { SourceRequest } from './request.js';
 import { formatBytes, mergeCounts } from './summary.js';
 
@@ -97,10 +97,8 @@ export function flagsFor(data: Buffer, hiddenText?: readonly string[]): FileFlag
   return findings.slice(0, DEFAULT_MAX_FINDINGS);
 }
 
-/** topic.md and the manifest, compared case-folded: on case-insensitive disks `Topic.md` is topic.md. */
-function isReserved(rel: string): boolean {
-  return RESERVED_NAMES.has(rel.toLowerCase());
-}
+/** topic.md and the manifest, compared case-folded (store/topics.ts: shared with phase 1). */
+const isReserved = isReservedName;
 
 /**
  * Folder of each source inside the topic: a lone git source fills the topic folder (paths kept as
@@ -187,7 +185,7 @@ export async function fetchOneSource(
       }
     } else {
       update(`fetching ${src.url}`);
-      const page = await fetchWebPage(src.url, { timeoutMs: limits.webTimeoutMs, maxBytes: limits.webMaxBytes });
+      const page = await fetchWebPage(src.url, { timeoutMs: limits.webTimeoutMs, maxBytes: limits.webMaxBytes, maxStoredBytes: limits.maxFileBytes });
       let name = page.file_name;
       for (let n = 2; isReserved(name) || existsSync(join(destDir, name)); n++) name = page.file_name.replace(/\.md$/, `-${n}.md`);
       const bytes = Buffer.byteLength(page.markdown);

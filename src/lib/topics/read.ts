@@ -3,6 +3,7 @@
 import { TkomaError } from '../errors.js';
 import { readInside } from '../safety/paths.js';
 import { untrustedFor, untrustedSummary } from '../safety/warnings.js';
+import { displayTags, displayTitle } from '../safety/text.js';
 import { fileStatusOf, staleness, type TopicFront } from '../store/model.js';
 import { type BrokenTopic, type FileFlag, type LoadedTopic, loadAllTopics, readManifest, readTopic, resolveTopicPath, TOPIC_FILE } from '../store/topics.js';
 import { validateTopicIdField } from './request.js';
@@ -19,13 +20,30 @@ export interface TopicListEntry {
   source_count: number;
   file_count: number;
   tags: string[];
+  /** Present when something about the note needs the operator (e.g. an unreadable fetched_at). */
+  warnings?: string[];
+}
+
+/**
+ * A topic whose topic.md cannot be used (does not parse, or its `id` is not its folder's name),
+ * as `topic list --json` shows it: never half-listed, never searched, always reported.
+ */
+export interface BrokenListEntry {
+  topic_id: string;
+  status: 'broken';
+  error: BrokenTopic['error'];
 }
 
 function listEntry(front: TopicFront, now: Date): TopicListEntry {
   const s = staleness(front, now);
+  const warnings = front.max_age_days > 0 && Number.isNaN(Date.parse(front.fetched_at))
+    ? [`fetched_at ${JSON.stringify(front.fetched_at)} is not a date: the topic counts as stale until \`tkoma-ref refresh ${front.id}\` records a real one`]
+    : [];
   return {
     topic_id: front.id,
-    title: front.title,
+    // Titles and tags reach other ghosts' prompts: one line, bounded, nothing invisible, even when
+    // topic.md was edited by hand.
+    title: displayTitle(front.title),
     status: front.status,
     is_stale: s.is_stale,
     stale_since: s.stale_since,
@@ -34,7 +52,8 @@ function listEntry(front: TopicFront, now: Date): TopicListEntry {
     created_by_ghost: front.created_by?.ghost ?? null,
     source_count: front.sources.length,
     file_count: front.files.length,
-    tags: front.tags,
+    tags: displayTags(front.tags),
+    ...(warnings.length > 0 ? { warnings } : {}),
   };
 }
 
@@ -46,6 +65,12 @@ export async function listTopics(root: string, opts: { includeObsolete?: boolean
     .map((t) => listEntry(t.front, now))
     .sort((a, b) => (a.fetched_at < b.fetched_at ? 1 : a.fetched_at > b.fetched_at ? -1 : a.topic_id < b.topic_id ? -1 : 1));
   return { topics: entries, broken };
+}
+
+/** `topic list --json`: the healthy topics, then every broken one with its error. */
+export async function listTopicsJson(root: string, opts: { includeObsolete?: boolean; now?: Date } = {}): Promise<{ entries: (TopicListEntry | BrokenListEntry)[]; broken: BrokenTopic[] }> {
+  const { topics, broken } = await listTopics(root, opts);
+  return { entries: [...topics, ...broken.map((b): BrokenListEntry => ({ topic_id: b.topic_id, status: 'broken', error: b.error }))], broken };
 }
 
 /** The seed's prompt block: the most recently fetched non-obsolete topics. */

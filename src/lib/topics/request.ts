@@ -6,6 +6,7 @@ import { TkomaError } from '../errors.js';
 import { type LimitsOverride, parseLimits } from '../safety/limits.js';
 import { isFullCommitSha, normalizePaths, validateGitUrl, validateRef } from '../sources/git-url.js';
 import { validateWebUrl } from '../sources/web.js';
+import { charCount, MAX_TAG_CHARS, MAX_TAGS, MAX_TITLE_CHARS, oneLine } from '../safety/text.js';
 import { FILE_STATUSES, type FileStatus, isValidTopicId, TOPIC_STATUSES, type TopicStatus, topicIdFromTitle } from '../store/model.js';
 
 export interface SourceRequest {
@@ -46,31 +47,90 @@ export interface FileStatusRequest {
 
 const invalid = (message: string, field?: string): TkomaError => new TkomaError('INVALID_INPUT', message, field ? { field } : {});
 
+/**
+ * Which request fields came from CLI flags, and the flag's name (`max_age_days` → `--max-age-days`):
+ * errors name what the user typed, the flag for flags and the JSON field for `--input`.
+ */
+export type FieldNames = Readonly<Record<string, string>>;
+
+/** FieldNames for the flags that were given: `map` is JSON field → flag name without dashes. */
+export function flagNames(flags: Readonly<Record<string, unknown>>, map: Readonly<Record<string, string>>): FieldNames {
+  const out: Record<string, string> = {};
+  for (const [field, flag] of Object.entries(map)) if (flags[flag] !== undefined) out[field] = `--${flag}`;
+  return out;
+}
+
+const label = (names: FieldNames, key: string): string => names[key] ?? key;
+
+/** A value as it appears in an error message: short, and honest about NaN and Infinity. */
+function shown(v: unknown): string {
+  if (typeof v === 'number') return String(v);
+  let s: string;
+  try {
+    s = JSON.stringify(v) ?? String(v);
+  } catch {
+    s = String(v);
+  }
+  return s.length > 40 ? `${s.slice(0, 37)}...` : s;
+}
+
+function typeName(v: unknown): string {
+  return v === null ? 'null' : Array.isArray(v) ? 'an array' : typeof v === 'object' ? 'an object' : `a ${typeof v}`;
+}
+
 function isRecord(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
-function optString(o: Record<string, unknown>, key: string, max = 100_000): string | undefined {
+function optString(o: Record<string, unknown>, key: string, max = 100_000, names: FieldNames = {}): string | undefined {
   const v = o[key];
+  const name = label(names, key);
   if (v === undefined || v === null) return undefined;
-  if (typeof v !== 'string') throw invalid(`\`${key}\` must be a string`, key);
-  if (v.length > max) throw invalid(`\`${key}\` is longer than ${max} characters`, key);
+  if (typeof v !== 'string') throw invalid(`\`${name}\` must be a string, not ${typeName(v)}`, name);
+  if (v.length > max) throw invalid(`\`${name}\` is longer than ${max} characters`, name);
   return v;
 }
 
-function optInt(o: Record<string, unknown>, key: string, min: number, max: number): number | undefined {
+/**
+ * A whole number from min to max. Integers are integers: 2.5, "30", 1e400 (Infinity), NaN and
+ * numbers past 2^53 are refused, so nothing the topic.md reader would reject is ever written.
+ */
+function optInt(o: Record<string, unknown>, key: string, min: number, max: number, names: FieldNames = {}): number | undefined {
   const v = o[key];
   if (v === undefined || v === null) return undefined;
-  const n = typeof v === 'string' && /^-?\d+(\.\d+)?$/.test(v) ? Number(v) : v;
-  if (typeof n !== 'number' || !Number.isFinite(n) || n < min || n > max) throw invalid(`\`${key}\` must be a number from ${min} to ${max}`, key);
-  return n;
+  const name = label(names, key);
+  if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < min || v > max) {
+    throw invalid(`\`${name}\` must be a whole number from ${min} to ${max} (got ${typeof v === 'number' ? shown(v) : `${typeName(v)} ${shown(v)}`})`, name);
+  }
+  return v;
 }
 
-function optTags(o: Record<string, unknown>): string[] | undefined {
+/** A title: one line, control and bidi characters removed, at most MAX_TITLE_CHARS. */
+function optTitle(o: Record<string, unknown>, names: FieldNames): string | undefined {
+  const raw = optString(o, 'title', 100_000, names);
+  if (raw === undefined) return undefined;
+  const name = label(names, 'title');
+  const title = oneLine(raw);
+  if (!title) throw invalid(`\`${name}\` must not be empty`, name);
+  if (charCount(title) > MAX_TITLE_CHARS) throw invalid(`\`${name}\` is longer than ${MAX_TITLE_CHARS} characters (${charCount(title)})`, name);
+  return title;
+}
+
+/** Tags: at most MAX_TAGS, each one line of at most MAX_TAG_CHARS; empty ones and repeats dropped. */
+function optTags(o: Record<string, unknown>, names: FieldNames): string[] | undefined {
   const v = o.tags;
   if (v === undefined || v === null) return undefined;
-  if (!Array.isArray(v) || !v.every((t) => typeof t === 'string')) throw invalid('`tags` must be an array of strings', 'tags');
-  return [...new Set(v.map((t) => t.trim()).filter(Boolean))];
+  const name = label(names, 'tags');
+  if (!Array.isArray(v)) throw invalid(`\`${name}\` must be an array of strings, not ${typeName(v)}`, name);
+  if (v.length > MAX_TAGS) throw invalid(`\`${name}\` lists ${v.length} tags; at most ${MAX_TAGS}`, name);
+  const out: string[] = [];
+  v.forEach((t, i) => {
+    if (typeof t !== 'string') throw invalid(`\`${name}\` must be an array of strings (item ${i} is ${typeName(t)})`, name);
+    const tag = oneLine(t);
+    if (charCount(tag) > MAX_TAG_CHARS) throw invalid(`\`${name}\`: tag ${i} is longer than ${MAX_TAG_CHARS} characters (${charCount(tag)})`, name);
+    if (tag && !out.includes(tag)) out.push(tag);
+  });
+  return out;
 }
 
 function enumValue<T extends string>(value: unknown, allowed: readonly T[], field: string): T {
@@ -83,9 +143,9 @@ function enumValue<T extends string>(value: unknown, allowed: readonly T[], fiel
   return value as T;
 }
 
-export function validateTopicIdField(v: unknown): string {
+export function validateTopicIdField(v: unknown, name = 'topic_id'): string {
   if (typeof v !== 'string' || !isValidTopicId(v)) {
-    throw invalid(`\`topic_id\` must be a topic id (lowercase letters, digits, ".", "_", "-"), got ${JSON.stringify(v)}`, 'topic_id');
+    throw invalid(`\`${name}\` must be a topic id (lowercase letters, digits, ".", "_", "-"), got ${shown(v)}`, name);
   }
   return v;
 }
@@ -117,10 +177,12 @@ export function validateSource(raw: unknown, index: number): SourceRequest {
   return out;
 }
 
-export function validateCreateRequest(raw: unknown): CreateRequest {
+export const MAX_AGE_DAYS_CAP = 36_500;
+
+export function validateCreateRequest(raw: unknown, names: FieldNames = {}): CreateRequest {
   if (!isRecord(raw)) throw invalid('the request must be a JSON object');
-  const title = optString(raw, 'title', 200)?.trim();
-  if (!title) throw invalid('`title` is required', 'title');
+  const title = optTitle(raw, names);
+  if (!title) throw invalid(`\`${label(names, 'title')}\` is required`, label(names, 'title'));
   if (!Array.isArray(raw.sources) || raw.sources.length === 0) throw invalid('`sources` must list at least one source', 'sources');
   if (raw.sources.length > 50) throw invalid('`sources` lists more than 50 sources; split the topic', 'sources');
   const sources = raw.sources.map((s, i) => validateSource(s, i));
@@ -130,53 +192,53 @@ export function validateCreateRequest(raw: unknown): CreateRequest {
     if (seen.has(key)) throw invalid(`source ${s.url} is listed twice`, 'sources');
     seen.add(key);
   }
-  const topicId = raw.topic_id ?? raw.id;
-  const body = optString(raw, 'body') ?? '';
+  const idKey = raw.topic_id !== undefined ? 'topic_id' : 'id';
+  const topicId = raw[idKey];
+  const body = optString(raw, 'body', 100_000, names) ?? '';
   const limits = parseLimits(raw.limits, 'limits');
   return {
-    topic_id: topicId === undefined || topicId === null ? topicIdFromTitle(title) : validateTopicIdField(topicId),
+    topic_id: topicId === undefined || topicId === null ? topicIdFromTitle(title) : validateTopicIdField(topicId, label(names, idKey)),
     title,
     body: body.trim() ? body : `# ${title}\n`,
     sources,
-    tags: optTags(raw) ?? [],
-    max_age_days: optInt(raw, 'max_age_days', 0, 36_500) ?? 30,
-    trust_score: optInt(raw, 'trust_score', 0, 10) ?? 5,
+    tags: optTags(raw, names) ?? [],
+    max_age_days: optInt(raw, 'max_age_days', 0, MAX_AGE_DAYS_CAP, names) ?? 30,
+    trust_score: optInt(raw, 'trust_score', 0, 10, names) ?? 5,
     ...(limits && Object.keys(limits).length > 0 ? { limits } : {}),
   };
 }
 
-export function validateUpdateRequest(raw: unknown): UpdateRequest {
+export function validateUpdateRequest(raw: unknown, names: FieldNames = {}): UpdateRequest {
   if (!isRecord(raw)) throw invalid('the request must be a JSON object');
   const out: UpdateRequest = { topic_id: validateTopicIdField(raw.topic_id) };
-  if (raw.status !== undefined && raw.status !== null) out.status = enumValue(raw.status, TOPIC_STATUSES, 'status');
-  const maxAge = optInt(raw, 'max_age_days', 0, 36_500);
+  if (raw.status !== undefined && raw.status !== null) out.status = enumValue(raw.status, TOPIC_STATUSES, label(names, 'status'));
+  const maxAge = optInt(raw, 'max_age_days', 0, MAX_AGE_DAYS_CAP, names);
   if (maxAge !== undefined) out.max_age_days = maxAge;
-  const trust = optInt(raw, 'trust_score', 0, 10);
+  const trust = optInt(raw, 'trust_score', 0, 10, names);
   if (trust !== undefined) out.trust_score = trust;
-  const body = optString(raw, 'body');
+  const body = optString(raw, 'body', 100_000, names);
   if (body !== undefined) out.body = body;
-  const title = optString(raw, 'title', 200);
-  if (title !== undefined) {
-    if (!title.trim()) throw invalid('`title` must not be empty', 'title');
-    out.title = title.trim();
-  }
-  const tags = optTags(raw);
+  const title = optTitle(raw, names);
+  if (title !== undefined) out.title = title;
+  const tags = optTags(raw, names);
   if (tags !== undefined) out.tags = tags;
   if (Object.keys(out).length === 1) throw invalid('nothing to update: give status, max_age_days, body, tags, title or trust_score');
   return out;
 }
 
-export function validateFileStatusRequest(raw: unknown): FileStatusRequest {
+export function validateFileStatusRequest(raw: unknown, names: FieldNames = {}): FileStatusRequest {
   if (!isRecord(raw)) throw invalid('the request must be a JSON object');
-  const path = optString(raw, 'path', 4096);
-  if (!path) throw invalid('`path` is required', 'path');
+  const path = optString(raw, 'path', 4096, names);
+  if (!path) throw invalid(`\`${label(names, 'path')}\` is required`, label(names, 'path'));
+  const topicKey = raw.topic_id !== undefined ? 'topic_id' : 'topic';
   const out: FileStatusRequest = {
-    topic_id: validateTopicIdField(raw.topic_id ?? raw.topic),
+    topic_id: validateTopicIdField(raw[topicKey], label(names, topicKey)),
     path,
-    status: enumValue(raw.status, FILE_STATUSES, 'status'),
+    status: enumValue(raw.status, FILE_STATUSES, label(names, 'status')),
   };
-  const reason = optString(raw, 'reason', 2000);
-  if (reason !== undefined && reason.trim()) out.reason = reason.trim();
-  if (out.status !== 'active' && !out.reason) throw invalid(`marking a file ${out.status} needs a \`reason\``, 'reason');
+  // The reason becomes a warning line in the topic body: one line, nothing invisible.
+  const reason = optString(raw, 'reason', 2000, names);
+  if (reason !== undefined && oneLine(reason)) out.reason = oneLine(reason);
+  if (out.status !== 'active' && !out.reason) throw invalid(`marking a file ${out.status} needs a \`${label(names, 'reason')}\``, label(names, 'reason'));
   return out;
 }
