@@ -16,9 +16,9 @@ export const MAX_TAG_CHARS = 64;
  * and the byte-order mark, and the invisible "tag" characters (U+E0000–E007F) that spell hidden
  * ASCII.
  */
-// eslint-disable-next-line no-control-regex
+ 
 const INVISIBLE = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u00ad\u061c\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff\u{e0000}-\u{e007f}]/gu;
-// eslint-disable-next-line no-control-regex
+ 
 const BREAKS = /[\t\n\r\u0085\u2028\u2029]+/g;
 
 /** One line: breaks become spaces, invisible characters go, runs of spaces collapse, trimmed. */

@@ -48,7 +48,7 @@ export const MAX_NON_TEXT_RATIO = 0.05;
 export function assertText(text: string, url: string): void {
   const sample = text.length > 262_144 ? text.slice(0, 262_144) : text;
   if (sample.length === 0) return;
-  // eslint-disable-next-line no-control-regex
+   
   const bad = sample.match(/[\ufffd\u0000-\u0008\u000b\u000e-\u001a\u001c-\u001f\u007f]/g)?.length ?? 0;
   if (bad / sample.length > MAX_NON_TEXT_RATIO) {
     const pct = Math.round((bad / sample.length) * 100);
