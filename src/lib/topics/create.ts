@@ -216,7 +216,7 @@ async function phaseTwo(root: string, req: CreateRequest, opts: CreateOptions): 
             topic_id: req.topic_id,
           });
         }
-        m.begin();
+        m.willWrite([`references/${req.topic_id}`]);
         await mkdir(join(root, 'references'), { recursive: true });
         await rename(staging, finalDir);
         crashPoint('create:moved');

@@ -30,7 +30,7 @@ export async function updateTopic(root: string, req: UpdateRequest, author: Comm
     const flagged = req.body !== undefined ? await readManifest(dir) : [];
     const { message, newBody, result } = planUpdate(req, front, body, flagged);
     if (message !== null) {
-      m.begin();
+      m.willWrite([`references/${req.topic_id}/${TOPIC_FILE}`]);
       await writeTopic(dir, front, newBody);
     }
     return { message, value: result };
@@ -107,7 +107,7 @@ export async function setFileStatus(root: string, req: FileStatusRequest, author
     if (!unchanged) {
       front.file_status = entries.length ? entries : undefined;
       message = `mark ${rel} in ${front.id} ${req.status}${req.reason ? `: ${req.reason}` : ''}`;
-      m.begin();
+      m.willWrite([`references/${req.topic_id}/${TOPIC_FILE}`]);
       await writeTopic(dir, front, withFileWarnings(body, entries));
     }
     return { message, value: { topic_id: front.id, path: rel } };
