@@ -86,10 +86,10 @@ export function asTkomaError(err: unknown): TkomaError {
  */
 export function environmentError(errno: string | undefined, message: string): TkomaError | null {
   if (errno === 'EROFS' || errno === 'EACCES' || errno === 'EPERM' || /Read-only file system|Permission denied/.test(message)) {
-    return new TkomaError('READ_ONLY', `cannot write (${errno ?? 'read-only'}): ${message}`, { errno: errno ?? null });
+    return new TkomaError('READ_ONLY', `cannot write (the knowledge root is read-only or not writable): ${message}`, { errno: errno ?? null });
   }
   if (errno === 'ENOSPC' || errno === 'EDQUOT' || /No space left on device|Disk quota exceeded/.test(message)) {
-    return new TkomaError('DISK_FULL', `out of disk space (${errno ?? 'ENOSPC'}): ${message}`, { errno: errno ?? null });
+    return new TkomaError('DISK_FULL', `out of disk space: ${message}`, { errno: errno ?? null });
   }
   return null;
 }

@@ -12,7 +12,7 @@
  * are removed too. With nothing to recover this costs one readdir.
  */
 import { chmodSync, existsSync, mkdirSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
-import { dirname, join, relative } from 'node:path';
+import { basename, dirname, join, relative } from 'node:path';
 
 import { clearStaleGitLocks, gitSync, headCommit } from '../kgit.js';
 import { heldByThisProcess, holderAlive, lockPath, pidAlive, readHolder, tryAcquire } from '../lock.js';
@@ -62,10 +62,26 @@ function restoreIndex(root: string, staged: string[], saved: string): void {
 function putBack(abs: string, data: Buffer, mode: number | undefined): void {
   mkdirSync(dirname(abs), { recursive: true });
   const tmp = `${abs}.tkoma-restore-${process.pid}`;
-  writeFileSync(tmp, data);
-  if (mode !== undefined) chmodSync(tmp, mode);
+  try {
+    writeFileSync(tmp, data);
+    if (mode !== undefined) chmodSync(tmp, mode);
+  } catch (err) {
+    rmSync(tmp, { force: true });
+    throw err;
+  }
   rmSync(abs, { recursive: true, force: true }); // a folder the tool put where a file was
   renameSync(tmp, abs);
+}
+
+/**
+ * The temp files of the tool's own atomic writes of `abs` (`<file>.tmp-<pid>-…` by the writer of
+ * the journal, `<file>.tkoma-restore-…` by an earlier restore) that a failure or a kill left beside it.
+ */
+function removeTemps(abs: string, pid: number): void {
+  const base = basename(abs);
+  for (const name of listDir(dirname(abs))) {
+    if (name.startsWith(`${base}.tmp-${pid}-`) || name.startsWith(`${base}.tkoma-restore-`)) rmSync(join(dirname(abs), name), { force: true });
+  }
 }
 
 /**
@@ -85,6 +101,7 @@ export function restore(root: string, j: Journal): void {
   }
   for (const w of [...(j.writes ?? [])].reverse()) {
     const abs = join(root, w.path);
+    removeTemps(abs, j.pid);
     if (w.prior === 'file') {
       const data = w.backup ? readBackup(root, j.op, w.backup) : null;
       if (data) putBack(abs, data, w.mode);

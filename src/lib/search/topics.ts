@@ -50,7 +50,8 @@ export async function syncNotesQuietly(root: string, embedder: Embedder | null):
   try {
     await withIndexLock(root, () => syncNotes(root, embedder), { timeoutMs: 2000 });
   } catch (err) {
-    if (!(err instanceof TkomaError && err.code === 'LOCKED')) throw err;
+    // Busy elsewhere, or a read-only root: rank from the notes there are.
+    if (!(err instanceof TkomaError && (err.code === 'LOCKED' || err.code === 'READ_ONLY'))) throw err;
   }
 }
 
