@@ -1,7 +1,7 @@
 /**
  * The one lock mechanism of a knowledge root, under two names in `.tkoma/`:
  *  - `write.lock`: one writer at a time for every mutation of the files and every commit;
- *  - `index.lock`: one writer at a time for the derived index (sync, rebuild).
+ *  - `index.lock`: one writer at a time for the derived index (sync, rebuild): withIndexLock.
  * Lock order is write → index (a mutation may index after its commit, never the reverse), so the
  * two cannot deadlock. Both are directories holding an `owner` file (JSON: pid, command, since,
  * hostname, process start time, a nonce).
@@ -353,4 +353,13 @@ export async function withLock<T>(root: string, name: LockName, fn: () => Promis
     done();
     if (chains.get(key) === chained) chains.delete(key);
   }
+}
+
+/**
+ * Runs `fn` holding the root's index lock: one writer of the derived index at a time (the
+ * watcher, a search and `topic create` may all want to sync). `timeoutMs` bounds the wait for
+ * another process (LOCKED after it); waiting for this process's own earlier calls is not bounded.
+ */
+export function withIndexLock<T>(root: string, fn: () => Promise<T>, opts: { timeoutMs?: number } = {}): Promise<T> {
+  return withLock(root, 'index', fn, { timeoutMs: opts.timeoutMs ?? DEFAULT_INDEX_TIMEOUT_MS });
 }

@@ -7,7 +7,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-import { git } from '../kgit.js';
+import { git } from '../root-git.js';
 import { runMutation } from './run.js';
 
 export const STATE_IGNORE_LINE = '/.tkoma/';

@@ -13,7 +13,7 @@ import { hostname } from 'node:os';
 import { isAbsolute, join, normalize } from 'node:path';
 
 import { TkomaError } from '../errors.js';
-import { headCommit } from '../kgit.js';
+import { headCommit } from '../root-git.js';
 import { assertWritable, commandLine, processStart } from '../lock.js';
 
 export const JOURNAL_VERSION = 2;

@@ -14,7 +14,7 @@
 import { chmodSync, existsSync, mkdirSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, relative } from 'node:path';
 
-import { clearStaleGitLocks, gitSync, headCommit } from '../kgit.js';
+import { clearStaleGitLocks, gitSync, headCommit } from '../root-git.js';
 import { heldByThisProcess, holderAlive, lockPath, pidAlive, readHolder, tryAcquire } from '../lock.js';
 import { BACKUP_SUFFIX, type Journal, journalDir, listDir, readBackup, readJournal, removeJournal, stagingRoot } from './journal.js';
 

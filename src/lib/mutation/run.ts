@@ -13,7 +13,7 @@ import { rm } from 'node:fs/promises';
 import { dirname, join, relative } from 'node:path';
 
 import { TkomaError } from '../errors.js';
-import { type CommitAuthor, commitStaged, forceAdd, git, hasStaged, indexEntries, stageAll } from '../kgit.js';
+import { type CommitAuthor, commitStaged, forceAdd, git, hasStaged, indexEntries, stageAll } from '../root-git.js';
 import { commandLine, withLock } from '../lock.js';
 import { crashPoint } from './crash.js';
 import { anchorStateIgnore } from './ignore.js';

@@ -4,7 +4,7 @@
  */
 import type { Embedder } from '../embedding/types.js';
 import { TkomaError } from '../errors.js';
-import { withIndexLock } from '../index/lock.js';
+import { withIndexLock } from '../lock.js';
 import { decodeVector, loadNotes, type NoteEntry, syncNotes } from '../index/notes.js';
 import { staleness } from '../store/model.js';
 import { rrf } from './fusion.js';

@@ -7,7 +7,7 @@ import { existsSync } from 'node:fs';
 import { rename } from 'node:fs/promises';
 
 import { TkomaError } from '../errors.js';
-import type { CommitAuthor } from '../kgit.js';
+import type { CommitAuthor } from '../root-git.js';
 import { runMutation, stagingPath } from '../mutation.js';
 import { type TopicFront, withFileWarnings } from '../store/model.js';
 import { type FileRecord, readManifest, readTopic, resolveTopicPath, TOPIC_FILE, topicDir, writeTopic } from '../store/topics.js';
