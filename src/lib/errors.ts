@@ -15,6 +15,9 @@ export const EXIT = {
   CONFLICT: 6, // topic exists, lock held, root not initialised / already initialised
   DAMAGED: 7, // hand-broken topic.md, corrupt state the tool cannot repair by itself
   UNAVAILABLE: 8, // a required provider (embedder, git binary) is not usable
+  READ_ONLY: 9, // the knowledge root cannot be written (read-only mount, permissions)
+  DISK_FULL: 10, // no space left (ENOSPC) or quota exceeded (EDQUOT)
+  GIT_FAILED: 11, // a git command failed (a hook, commit signing, a damaged repository)
 } as const;
 
 export const ERROR_CODES = {
@@ -42,6 +45,9 @@ export const ERROR_CODES = {
   DAMAGED_STATE: EXIT.DAMAGED,
   EMBEDDER_UNAVAILABLE: EXIT.UNAVAILABLE,
   GIT_UNAVAILABLE: EXIT.UNAVAILABLE,
+  READ_ONLY: EXIT.READ_ONLY,
+  DISK_FULL: EXIT.DISK_FULL,
+  GIT_FAILED: EXIT.GIT_FAILED,
   INTERNAL: EXIT.ERROR,
 } as const;
 
@@ -71,5 +77,19 @@ export class TkomaError extends Error {
 export function asTkomaError(err: unknown): TkomaError {
   if (err instanceof TkomaError) return err;
   const message = err instanceof Error ? err.message : String(err);
-  return new TkomaError('INTERNAL', message);
+  return environmentError((err as NodeJS.ErrnoException | null)?.code, message) ?? new TkomaError('INTERNAL', message);
+}
+
+/**
+ * A failure of the machine rather than of the tool, by errno (or by the text a child process such
+ * as git printed): READ_ONLY, DISK_FULL, or null when it is neither.
+ */
+export function environmentError(errno: string | undefined, message: string): TkomaError | null {
+  if (errno === 'EROFS' || errno === 'EACCES' || errno === 'EPERM' || /Read-only file system|Permission denied/.test(message)) {
+    return new TkomaError('READ_ONLY', `cannot write (the knowledge root is read-only or not writable): ${message}`, { errno: errno ?? null });
+  }
+  if (errno === 'ENOSPC' || errno === 'EDQUOT' || /No space left on device|Disk quota exceeded/.test(message)) {
+    return new TkomaError('DISK_FULL', `out of disk space: ${message}`, { errno: errno ?? null });
+  }
+  return null;
 }

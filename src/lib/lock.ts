@@ -1,7 +1,7 @@
 /**
  * The one lock mechanism of a knowledge root, under two names in `.tkoma/`:
  *  - `write.lock`: one writer at a time for every mutation of the files and every commit;
- *  - `index.lock`: one writer at a time for the derived index (sync, rebuild).
+ *  - `index.lock`: one writer at a time for the derived index (sync, rebuild): withIndexLock.
  * Lock order is write → index (a mutation may index after its commit, never the reverse), so the
  * two cannot deadlock. Both are directories holding an `owner` file (JSON: pid, command, since,
  * hostname, process start time, a nonce).
@@ -19,11 +19,11 @@
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { accessSync, constants, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 
-import { TkomaError } from './errors.js';
+import { environmentError, TkomaError } from './errors.js';
 
 export type LockName = 'write' | 'index';
 
@@ -45,6 +45,20 @@ export const DEFAULT_INDEX_TIMEOUT_MS = 10 * 60_000;
 
 export function lockPath(root: string, name: LockName): string {
   return join(root, '.tkoma', `${name}.lock`);
+}
+
+/**
+ * READ_ONLY unless the root can be written (a read-only mount, or permissions). Readers never
+ * call this: a read-only root still answers searches from the index it has.
+ */
+export function assertWritable(root: string): void {
+  try {
+    accessSync(root, constants.W_OK);
+  } catch (err) {
+    const code = errno(err);
+    if (code === 'ENOENT') return; // created by the caller
+    throw environmentError(code, `the knowledge root ${root} is not writable`) ?? err;
+  }
 }
 
 /** The write-lock timeout from the environment (seconds), else 30 s. */
@@ -245,6 +259,15 @@ export type Release = () => void;
  * A stale lock is broken and the attempt repeated.
  */
 export function tryAcquire(root: string, name: LockName, command = commandLine()): { release: Release } | { holder: LockHolder | null } {
+  try {
+    return tryAcquireOnce(root, name, command);
+  } catch (err) {
+    // A lock is a folder in .tkoma/: taking one on a read-only root or a full disk fails here.
+    throw environmentError(errno(err), err instanceof Error ? err.message : String(err)) ?? err;
+  }
+}
+
+function tryAcquireOnce(root: string, name: LockName, command: string): { release: Release } | { holder: LockHolder | null } {
   const dir = lockPath(root, name);
   mkdirSync(dirname(dir), { recursive: true });
   const me = newHolder(command);
@@ -330,4 +353,13 @@ export async function withLock<T>(root: string, name: LockName, fn: () => Promis
     done();
     if (chains.get(key) === chained) chains.delete(key);
   }
+}
+
+/**
+ * Runs `fn` holding the root's index lock: one writer of the derived index at a time (the
+ * watcher, a search and `topic create` may all want to sync). `timeoutMs` bounds the wait for
+ * another process (LOCKED after it); waiting for this process's own earlier calls is not bounded.
+ */
+export function withIndexLock<T>(root: string, fn: () => Promise<T>, opts: { timeoutMs?: number } = {}): Promise<T> {
+  return withLock(root, 'index', fn, { timeoutMs: opts.timeoutMs ?? DEFAULT_INDEX_TIMEOUT_MS });
 }

@@ -4,12 +4,13 @@ import { join } from 'node:path';
 
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 
-import { lockDir } from '../../src/lib/index/layout.js';
-import { withIndexLock } from '../../src/lib/index/lock.js';
+import { lockPath, withIndexLock } from '../../src/lib/lock.js';
 import { syncIndex } from '../../src/lib/index/service.js';
 import { forgetTopicIndex } from '../../src/lib/index/topic-index.js';
 import { searchReferences } from '../../src/lib/search/search.js';
 import { makeTmpRoot, writeTopic } from './helpers.js';
+
+const lockDir = (root: string): string => lockPath(root, 'index');
 
 let root: string;
 let cleanup: () => void;

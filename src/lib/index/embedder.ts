@@ -106,7 +106,7 @@ export async function resolveEmbedder(root: string, opts: { flag?: string } = {}
       const fresh = await readConfig(root);
       if (fresh.embedding.recorded === key) return { message: null, value: null };
       fresh.embedding.recorded = key;
-      m.begin();
+      m.willWrite([CONFIG_FILE]);
       await writeConfig(root, fresh);
       return { message: `record embedder: ${key}`, value: null };
     });

@@ -13,7 +13,7 @@
  * .tkoma/index/topics/<id>/ann.json      label map of the hnsw file + its generation
  * .tkoma/index/topics/<id>/ann-<g>.hnsw  hnswlib index (cosine)
  * .tkoma/cache/embeddings/               embedding cache, kept across rebuilds
- * .tkoma/index.lock/                     cross-process lock (outside index/ so rebuild keeps it)
+ * .tkoma/index.lock/                     cross-process lock (outside index/ so rebuild keeps it; lock.ts)
  * ```
  */
 import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
@@ -46,10 +46,6 @@ export function metaFile(root: string): string {
 
 export function embeddingCacheDir(root: string): string {
   return join(stateDir(root), 'cache', 'embeddings');
-}
-
-export function lockDir(root: string): string {
-  return join(stateDir(root), 'index.lock');
 }
 
 let tmpCounter = 0;

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { referencesDir } from '../store/root.js';
 import { listTopicIds, loadAllTopics } from '../store/topics.js';
 import { embeddingCacheDir, indexDir, readMeta } from './layout.js';
-import { withIndexLock } from './lock.js';
+import { withIndexLock } from '../lock.js';
 import { removeNote } from './notes.js';
 import { diffByStat, hashFile, listTopicFiles } from './scan.js';
 import { listIndexedTopics, syncUnlocked, type SyncOptions, type SyncReport } from './sync.js';

@@ -13,7 +13,7 @@ import { DEFAULT_LIMITS, effectiveLimits } from '../safety/limits.js';
 import { listTopicIds, readManifest } from '../store/topics.js';
 import { compactSegments } from './compact.js';
 import { INDEX_FORMAT, indexDir, readMeta, topicsIndexDir, writeMeta } from './layout.js';
-import { withIndexLock } from './lock.js';
+import { withIndexLock } from '../lock.js';
 import { syncNotes } from './notes.js';
 import { chunkIdsOf, diffByStat, hashFile, listTopicFiles, looksBinary, MAX_INDEXED_BYTES, sha256Hex, type FileEntry } from './scan.js';
 import { type ChunkRecord, saveSegmentLex, writeSegment } from './segments.js';

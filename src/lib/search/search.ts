@@ -220,8 +220,8 @@ async function openIndexes(root: string, topics: LoadedTopic[], embedder: Embedd
     try {
       await syncIndex(root, { topicIds, embedder, verify, lockTimeoutMs: 2000 });
     } catch (err) {
-      // Another process is writing the index: answer from what is there now.
-      if (!(err instanceof TkomaError && err.code === 'LOCKED')) throw err;
+      // Another process is writing the index, or the root is read-only: answer from what is there now.
+      if (!(err instanceof TkomaError && (err.code === 'LOCKED' || err.code === 'READ_ONLY'))) throw err;
     }
   };
   if (syncFiles) {

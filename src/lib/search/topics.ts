@@ -4,7 +4,7 @@
  */
 import type { Embedder } from '../embedding/types.js';
 import { TkomaError } from '../errors.js';
-import { withIndexLock } from '../index/lock.js';
+import { withIndexLock } from '../lock.js';
 import { decodeVector, loadNotes, type NoteEntry, syncNotes } from '../index/notes.js';
 import { staleness } from '../store/model.js';
 import { rrf } from './fusion.js';
@@ -50,7 +50,8 @@ export async function syncNotesQuietly(root: string, embedder: Embedder | null):
   try {
     await withIndexLock(root, () => syncNotes(root, embedder), { timeoutMs: 2000 });
   } catch (err) {
-    if (!(err instanceof TkomaError && err.code === 'LOCKED')) throw err;
+    // Busy elsewhere, or a read-only root: rank from the notes there are.
+    if (!(err instanceof TkomaError && (err.code === 'LOCKED' || err.code === 'READ_ONLY'))) throw err;
   }
 }
 

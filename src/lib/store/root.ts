@@ -5,7 +5,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 import { TkomaError } from '../errors.js';
-import { commitAll, git, headCommit } from '../kgit.js';
+import { commitAll, git, headCommit } from '../root-git.js';
 import { withLock } from '../lock.js';
 import { assertNoPendingInit, beginInitJournal, crashPoint, endInitJournal, pendingInit, recoverIfNeeded } from '../mutation.js';
 

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 
 import { approvalLine, canonicalRequest, issueToken, verifyToken } from '../approval.js';
 import { TkomaError } from '../errors.js';
-import type { CommitAuthor } from '../kgit.js';
+import type { CommitAuthor } from '../root-git.js';
 import { crashPoint, runMutation, stagingPath } from '../mutation.js';
 import type { Progress } from '../progress.js';
 import { type GitProbe, probeGitSource } from '../sources/git.js';
@@ -222,7 +222,7 @@ async function phaseTwo(root: string, req: CreateRequest, opts: CreateOptions): 
             topic_id: req.topic_id,
           });
         }
-        m.begin();
+        m.willWrite([`references/${req.topic_id}`]);
         await mkdir(join(root, 'references'), { recursive: true });
         await rename(staging, finalDir);
         crashPoint('create:moved');

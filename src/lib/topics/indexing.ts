@@ -4,7 +4,7 @@
  * `index rebuild`) catches up, because the index is derived from the files.
  */
 import { asTkomaError } from '../errors.js';
-import type { CommitAuthor } from '../kgit.js';
+import type { CommitAuthor } from '../root-git.js';
 import type { Progress } from '../progress.js';
 
 export interface IndexOutcome {

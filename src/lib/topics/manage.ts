@@ -7,7 +7,7 @@ import { existsSync } from 'node:fs';
 import { rename } from 'node:fs/promises';
 
 import { TkomaError } from '../errors.js';
-import type { CommitAuthor } from '../kgit.js';
+import type { CommitAuthor } from '../root-git.js';
 import { runMutation, stagingPath } from '../mutation.js';
 import { type TopicFront, withFileWarnings } from '../store/model.js';
 import { type FileRecord, readManifest, readTopic, resolveTopicPath, TOPIC_FILE, topicDir, writeTopic } from '../store/topics.js';
@@ -30,7 +30,7 @@ export async function updateTopic(root: string, req: UpdateRequest, author: Comm
     const flagged = req.body !== undefined ? await readManifest(dir) : [];
     const { message, newBody, result } = planUpdate(req, front, body, flagged);
     if (message !== null) {
-      m.begin();
+      m.willWrite([`references/${req.topic_id}/${TOPIC_FILE}`]);
       await writeTopic(dir, front, newBody);
     }
     return { message, value: result };
@@ -107,7 +107,7 @@ export async function setFileStatus(root: string, req: FileStatusRequest, author
     if (!unchanged) {
       front.file_status = entries.length ? entries : undefined;
       message = `mark ${rel} in ${front.id} ${req.status}${req.reason ? `: ${req.reason}` : ''}`;
-      m.begin();
+      m.willWrite([`references/${req.topic_id}/${TOPIC_FILE}`]);
       await writeTopic(dir, front, withFileWarnings(body, entries));
     }
     return { message, value: { topic_id: front.id, path: rel } };

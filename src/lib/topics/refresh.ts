@@ -14,7 +14,7 @@ import { copyFile, mkdir, rename, rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 
 import { asTkomaError, TkomaError } from '../errors.js';
-import type { CommitAuthor } from '../kgit.js';
+import type { CommitAuthor } from '../root-git.js';
 import { crashPoint, runMutation, stagingPath } from '../mutation.js';
 import type { Progress } from '../progress.js';
 import { remoteCommit } from '../sources/git.js';

@@ -1,5 +1,7 @@
 /**
- * Git operations on the knowledge root: every mutation becomes exactly one readable commit.
+ * Git operations on the knowledge root: every mutation becomes exactly one readable commit of
+ * exactly the paths it wrote. A git that fails is GIT_FAILED with git's own message (READ_ONLY or
+ * DISK_FULL when that is what it met); undoing a failed mutation is recovery's job (mutation/).
  * We call the git binary directly (execFile, never a shell): it is ~4x faster than isomorphic-git
  * at adding many files (STACK.md) and gives us the exact flags we need.
  */
@@ -7,7 +9,7 @@ import { execFile, execFileSync } from 'node:child_process';
 import { readdirSync, rmSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 
-import { TkomaError } from './errors.js';
+import { environmentError, TkomaError } from './errors.js';
 
 export interface CommitAuthor {
   ghost?: string;
@@ -68,7 +70,7 @@ function gitOnce(cwd: string, args: string[], author: CommitAuthor): Promise<str
           reject(new TkomaError('GIT_UNAVAILABLE', 'git is not installed or not on PATH'));
           return;
         }
-        reject(new TkomaError('INTERNAL', `git ${args[0]} failed in ${cwd}: ${String(stderr || err.message).trim()}`));
+        reject(gitFailed(cwd, args, String(stderr || err.message).trim()));
         return;
       }
       resolvePromise(stdout);
@@ -77,14 +79,28 @@ function gitOnce(cwd: string, args: string[], author: CommitAuthor): Promise<str
 }
 
 /** Synchronous git for crash recovery, which runs before a command starts its real work. */
-export function gitSync(cwd: string, args: string[]): string {
+export function gitSync(cwd: string, args: string[], input?: string): string {
   try {
-    return execFileSync('git', args, { cwd, env: gitEnv({}), encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 256 * 1024 * 1024 });
+    return execFileSync('git', args, {
+      cwd,
+      env: gitEnv({}),
+      encoding: 'utf8',
+      ...(input !== undefined ? { input } : {}),
+      stdio: [input !== undefined ? 'pipe' : 'ignore', 'pipe', 'pipe'],
+      maxBuffer: 256 * 1024 * 1024,
+    });
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') throw new TkomaError('GIT_UNAVAILABLE', 'git is not installed or not on PATH');
     const stderr = String((err as { stderr?: string }).stderr ?? (err as Error).message).trim();
-    throw new TkomaError('INTERNAL', `git ${args[0]} failed in ${cwd}: ${stderr}`);
+    throw gitFailed(cwd, args, stderr);
   }
+}
+
+/** GIT_FAILED with git's own message (a hook, signing, a damaged repository); READ_ONLY / DISK_FULL when that is what git met. */
+function gitFailed(cwd: string, args: string[], stderr: string): TkomaError {
+  const sub = args.find((a) => !a.startsWith('-')) ?? args[0];
+  const message = `git ${sub} failed in ${cwd}: ${stderr}`;
+  return environmentError(undefined, message) ?? new TkomaError('GIT_FAILED', message, { git: sub });
 }
 
 /** The commit HEAD points at, or null in a repository without commits (or none at all). */
@@ -107,9 +123,27 @@ export function trackedAtHead(root: string, path: string): boolean {
 
 /** Stages everything under `paths` (additions, changes, deletions); true when anything is staged there. */
 export async function stagePaths(root: string, paths: string[]): Promise<boolean> {
+  await stageAll(root, paths);
+  return hasStaged(root, paths);
+}
+
+export async function stageAll(root: string, paths: string[]): Promise<void> {
   await git(root, ['add', '-A', '--', ...paths]);
+}
+
+export async function hasStaged(root: string, paths: string[]): Promise<boolean> {
   const staged = await git(root, ['diff', '--cached', '--name-only', '-z', '--', ...paths]);
   return staged.length > 0;
+}
+
+/** Stages `paths` (exact names) even where a .gitignore rule matches them. */
+export async function forceAdd(root: string, paths: string[]): Promise<void> {
+  for (let i = 0; i < paths.length; i += 500) await git(root, ['--literal-pathspecs', 'add', '-f', '--', ...paths.slice(i, i + 500)]);
+}
+
+/** The index entries under `paths` as `git ls-files -s -z` prints them (saved before staging, for recovery). */
+export async function indexEntries(root: string, paths: string[]): Promise<string> {
+  return git(root, ['ls-files', '-s', '-z', '--', ...paths]);
 }
 
 /**
