@@ -15,7 +15,7 @@ import { CallToolRequestSchema, ElicitResultSchema, ListToolsRequestSchema } fro
 import * as z from 'zod';
 
 import { TkomaError } from '../errors.js';
-import type { CommitAuthor } from '../kgit.js';
+import type { CommitAuthor } from '../root-git.js';
 import { packageVersion } from '../serve/protocol.js';
 import { packageDir } from '../store/root.js';
 import { INSTRUCTIONS, TOOLS } from './schemas.js';

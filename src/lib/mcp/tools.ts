@@ -6,7 +6,7 @@
  * with `isError` and the CLI's `{"error": {"code", "message", ...}}`, never protocol errors.
  */
 import { asTkomaError, TkomaError } from '../errors.js';
-import type { CommitAuthor } from '../kgit.js';
+import type { CommitAuthor } from '../root-git.js';
 import type { Progress } from '../progress.js';
 import type { ReferenceSearchResult } from '../search/search.js';
 import type { TopicHit } from '../search/topics.js';

@@ -53,7 +53,7 @@ function restoreIndex(root: string, staged: string[], saved: string): void {
   const before = parseEntries(saved);
   const now = parseEntries(gitSync(root, ['ls-files', '-s', '-z', '--', ...staged]));
   const lines: string[] = [];
-  for (const [path, line] of now) if (!before.has(path)) lines.push(`0 ${NO_OBJECT} 0\t${path}`);
+  for (const path of now.keys()) if (!before.has(path)) lines.push(`0 ${NO_OBJECT} 0\t${path}`);
   for (const [path, line] of before) if (now.get(path) !== line) lines.push(line);
   if (lines.length > 0) gitSync(root, ['update-index', '-z', '--index-info'], lines.join('\0') + '\0');
 }
