@@ -4,7 +4,6 @@
  * whether everything failing is an error.
  */
 import { createHash } from 'node:crypto';
-import { existsSync } from 'node:fs';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
@@ -97,9 +96,62 @@ export function flagsFor(data: Buffer, hiddenText?: readonly string[]): FileFlag
   return findings.slice(0, DEFAULT_MAX_FINDINGS);
 }
 
+/** A path as a case-insensitive file system compares it: `/x` and `/X` would be one file there. */
+export function nameKey(path: string): string {
+  return path.normalize('NFC').toLowerCase();
+}
+
 /** topic.md and the manifest, compared case-folded: on case-insensitive disks `Topic.md` is topic.md. */
 function isReserved(rel: string): boolean {
-  return RESERVED_NAMES.has(rel.toLowerCase());
+  return RESERVED_NAMES.has(nameKey(rel));
+}
+
+/**
+ * The names held in a topic folder, compared case-insensitively, files and the folders above
+ * them: two sources never share a name, and a file never takes a name another source's folder
+ * holds (or sits under another source's file). Web pages take the first free `<slug>.md`,
+ * `<slug>-2.md`, …; git files keep their repository paths, so one whose name is held is skipped.
+ */
+export class NameBook {
+  private readonly held = new Map<string, 'file' | 'dir'>();
+
+  constructor(paths: Iterable<string> = []) {
+    for (const r of RESERVED_NAMES) this.held.set(r, 'file');
+    for (const p of paths) this.claim(p);
+  }
+
+  free(path: string): boolean {
+    const parts = nameKey(path).split('/');
+    for (let i = 1; i < parts.length; i++) if (this.held.get(parts.slice(0, i).join('/')) === 'file') return false;
+    return !this.held.has(parts.join('/'));
+  }
+
+  claim(path: string): void {
+    const parts = nameKey(path).split('/');
+    for (let i = 1; i < parts.length; i++) {
+      const dir = parts.slice(0, i).join('/');
+      if (!this.held.has(dir)) this.held.set(dir, 'dir');
+    }
+    this.held.set(parts.join('/'), 'file');
+  }
+
+  /** The first free name of `<base>.md`, `<base>-2.md`, …, claimed. */
+  allocate(fileName: string): string {
+    let name = fileName;
+    for (let n = 2; !this.free(name); n++) name = fileName.replace(/\.md$/, `-${n}.md`);
+    this.claim(name);
+    return name;
+  }
+}
+
+/**
+ * How one fetch names its files: `book` holds every name the topic's other sources (and files
+ * nobody fetched) already have; `recorded` is the name a web page got when first fetched, reused
+ * for as long as the source exists so a refresh writes each page back where it was.
+ */
+export interface Naming {
+  book: NameBook;
+  recorded?: string;
 }
 
 /**
@@ -155,6 +207,7 @@ export async function fetchOneSource(
   limits: FetchLimits,
   update: (m: string) => void,
   budget: Budget = budgetFor(limits),
+  naming: Naming = { book: new NameBook() },
 ): Promise<FetchedSource> {
   const fetchedAt = new Date().toISOString();
   const out: FetchedSource = { source: { ...src }, ok: false, files: [], skipped: [] };
@@ -178,18 +231,18 @@ export async function fetchOneSource(
       out.skipped.push(...res.skipped.map((s) => ({ path: prefix ? `${prefix}/${s.path}` : s.path, reason: s.reason })));
       for (const f of res.files) {
         const rel = prefix ? `${prefix}/${f.path}` : f.path;
-        if (isReserved(rel)) {
+        if (isReserved(rel) || !naming.book.free(rel)) {
           await rm(join(destDir, rel), { force: true });
-          out.skipped.push({ path: rel, reason: 'reserved_name' });
+          out.skipped.push({ path: rel, reason: isReserved(rel) ? 'reserved_name' : 'duplicate_path' });
           continue;
         }
+        naming.book.claim(rel);
         out.files.push(await recordFor(destDir, rel, src.url, fetchedAt, res.commit));
       }
     } else {
       update(`fetching ${src.url}`);
       const page = await fetchWebPage(src.url, { timeoutMs: limits.webTimeoutMs, maxBytes: limits.webMaxBytes });
-      let name = page.file_name;
-      for (let n = 2; isReserved(name) || existsSync(join(destDir, name)); n++) name = page.file_name.replace(/\.md$/, `-${n}.md`);
+      const name = naming.recorded ?? naming.book.allocate(page.file_name);
       const bytes = Buffer.byteLength(page.markdown);
       const reason =
         limits.maxFileBytes !== undefined && bytes > limits.maxFileBytes
@@ -225,11 +278,12 @@ export async function fetchOneSource(
 export async function fetchSources(sources: SourceRequest[], destDir: string, progress: Progress, limits: FetchLimits = {}): Promise<FetchedSource[]> {
   const prefixes = sourcePrefixes(sources);
   const budget = budgetFor(limits);
+  const naming = { book: new NameBook() };
   const results: FetchedSource[] = [];
   for (let i = 0; i < sources.length; i++) {
     const src = sources[i];
     const label = src.type === 'git' ? `Fetch ${repoDisplayName(src.url)}` : `Fetch ${src.url}`;
-    const res = await progress.task(label, (update) => fetchOneSource(src, prefixes[i], destDir, limits, update, budget));
+    const res = await progress.task(label, (update) => fetchOneSource(src, prefixes[i], destDir, limits, update, budget, naming));
     if (!res.ok) progress.warn(`${src.url}: ${res.error?.message}`);
     results.push(res);
   }
