@@ -11,6 +11,8 @@ export interface TopicSource {
   type: 'git' | 'web';
   url: string;
   ref?: string;
+  /** git: whether `ref` named a branch or a tag when fetched; refresh follows only that kind. */
+  ref_kind?: 'branch' | 'tag';
   /** git: the commit fetched (full sha). */
   commit?: string;
   /** git: folders (trailing `/`) and single files to fetch; absent = whole repository. */

@@ -13,7 +13,7 @@ import type { Progress } from '../progress.js';
 import { DEFAULT_MAX_FINDINGS, detectHiddenText, detectInjection } from '../safety/injection.js';
 import { type Budget, CAP_REASONS, DEFAULT_LIMITS, effectiveLimits, type Limits, type LimitsOverride } from '../safety/limits.js';
 import { fetchGitSource } from '../sources/git.js';
-import { repoDisplayName } from '../sources/git-url.js';
+import { isFullCommitSha, repoDisplayName } from '../sources/git-url.js';
 import { DEFAULT_MAX_BYTES as DEFAULT_WEB_MAX_BYTES, fetchWebPage } from '../sources/web.js';
 import { readConfig } from '../store/config.js';
 import type { TopicSource } from '../store/model.js';
@@ -228,6 +228,7 @@ export async function fetchOneSource(
       });
       out.source.commit = res.commit;
       if (!src.ref) out.source.ref = res.ref;
+      if (res.ref_kind && !src.ref?.startsWith('refs/') && !isFullCommitSha(out.source.ref ?? '')) out.source.ref_kind = res.ref_kind;
       out.skipped.push(...res.skipped.map((s) => ({ path: prefix ? `${prefix}/${s.path}` : s.path, reason: s.reason })));
       for (const f of res.files) {
         const rel = prefix ? `${prefix}/${f.path}` : f.path;

@@ -38,9 +38,9 @@ import { holdPoint } from '../hold.js';
 import { crashPoint, runMutation, stagingPath } from '../mutation.js';
 import type { Progress } from '../progress.js';
 import { remoteCommit } from '../sources/git.js';
-import { repoDisplayName } from '../sources/git-url.js';
+import { isFullCommitSha, repoDisplayName } from '../sources/git-url.js';
 import { parseTopicMd } from '../store/frontmatter.js';
-import { staleness, type TopicFront, withFileWarnings } from '../store/model.js';
+import { staleness, type TopicFront, type TopicSource, withFileWarnings } from '../store/model.js';
 import { type FileRecord, listTopicIds, MANIFEST_FILE, readManifest, readTopic, TOPIC_FILE, writeManifest, writeTopic } from '../store/topics.js';
 import { countByReason, type Limits } from '../safety/limits.js';
 import { assertNoLinks, removeInside } from '../safety/paths.js';
@@ -54,7 +54,8 @@ export interface SourceRefresh {
   type: string;
   url: string;
   ref?: string;
-  status: 'up_to_date' | 'updated' | 'failed';
+  /** `ref_gone`: the branch (or tag) the source follows no longer exists upstream; its files are kept. */
+  status: 'up_to_date' | 'updated' | 'failed' | 'ref_gone';
   old_commit?: string;
   new_commit?: string;
   error?: string;
@@ -116,7 +117,24 @@ export async function selectTopicsToRefresh(root: string, sel: { ids?: string[];
 }
 
 /** What phase A (no lock) learned about one source. */
-type Fetched = { kind: 'up_to_date'; remote: string } | { kind: 'failed'; error: string } | { kind: 'fetched'; fetched: FetchedSource; dir: string };
+type Fetched =
+  | { kind: 'up_to_date'; remote: string }
+  | { kind: 'failed' | 'ref_gone'; error: string }
+  | { kind: 'fetched'; fetched: FetchedSource; dir: string };
+
+/**
+ * The ref refresh asks for: a branch stays a branch and a tag a tag (`refs/heads/<ref>`,
+ * `refs/tags/<ref>`), so a deleted branch is not silently replaced by a tag of the same name.
+ * Sources recorded before the kind was recorded (or pinned to a commit) ask as given.
+ */
+export function followedRef(src: Pick<TopicSource, 'ref' | 'ref_kind'>): string | undefined {
+  const { ref, ref_kind: kind } = src;
+  if (!ref || !kind || ref === 'HEAD' || ref.startsWith('refs/') || isFullCommitSha(ref)) return ref;
+  return `refs/${kind === 'tag' ? 'tags' : 'heads'}/${ref}`;
+}
+
+/** What a refresh changes in a `[[sources]]` entry. */
+type SourceUpdate = Pick<TopicSource, 'commit' | 'final_url' | 'ref_kind'>;
 
 /** Mirrors `src` into `dst` with hard links (symlinks recreated): the live folder is never written. */
 export function linkTree(src: string, dst: string): void {
@@ -172,13 +190,25 @@ export async function refreshTopic(
       const label = src.type === 'git' ? `Refresh ${repoDisplayName(src.url)}` : `Refresh ${src.url}`;
       outcomes.push(
         await opts.progress.task(label, async (update): Promise<Fetched> => {
+          const ref = followedRef(src);
           if (src.type === 'git') {
             update('checking upstream');
-            const remote = await remoteCommit({ url: src.url, ref: src.ref }).catch(() => null);
+            const remote = await remoteCommit({ url: src.url, ref }).catch(() => undefined);
             if (remote && remote === src.commit) return { kind: 'up_to_date', remote };
+            if (remote === null && ref !== src.ref) {
+              // The branch (tag) is gone; say so, and whether the other kind of that name exists.
+              const other = await remoteCommit({ url: src.url, ref: src.ref }).catch(() => null);
+              const otherRef = `refs/${src.ref_kind === 'tag' ? 'heads' : 'tags'}/${src.ref}`;
+              return {
+                kind: 'ref_gone',
+                error:
+                  `${src.ref_kind} "${src.ref}" no longer exists upstream` +
+                  (other ? `; ${otherRef} does, but refresh does not switch by itself (set ref = "${otherRef}" in topic.md to follow it)` : ''),
+              };
+            }
           }
           const dir = join(staging, String(i));
-          const spec = { type: src.type, url: src.url, ...(src.ref ? { ref: src.ref } : {}), ...(src.paths ? { paths: src.paths } : {}) };
+          const spec = { type: src.type, url: src.url, ...(ref ? { ref } : {}), ...(src.paths ? { paths: src.paths } : {}) };
           const fetched = await fetchOneSource(spec, prefixes[i], dir, fetch, update, budgetExcept(i), namingFor(i));
           skipped.push(...fetched.skipped);
           if (fetched.ok) {
@@ -216,7 +246,7 @@ export async function refreshTopic(
       const records = new Map<string, FileRecord>();
       /** What the build does to each path it writes or removes: a hand edit there is a conflict. */
       const touched = new Map<string, { how: 'added' | 'changed' | 'removed'; from?: string }>();
-      const sourceUpdates = new Map<number, { commit?: string; final_url?: string }>();
+      const sourceUpdates = new Map<number, SourceUpdate>();
       const addedNow: string[] = [];
       const nowPrefixes = sourcePrefixes(front.sources);
       for (const [i, src] of front.sources.entries()) {
@@ -228,23 +258,24 @@ export async function refreshTopic(
           for (const rec of owned) records.set(rec.path, rec);
           r.unchanged += owned.length;
         };
-        const keep = (why: string) => {
-          report.status = 'failed';
+        const keep = (why: string, status: 'failed' | 'ref_gone' = 'failed') => {
+          report.status = status;
           report.error = why;
           r.warnings.push(`${src.url}: ${why} (kept the files fetched before)`);
           keepOwned();
         };
         const o = seen.sources[i]?.url === src.url && prefixes[i] === prefix ? outcomes[i] : undefined;
         if (!o) keep('the topic\'s sources changed during the refresh');
-        else if (o.kind === 'failed') keep(o.error);
+        else if (o.kind === 'failed' || o.kind === 'ref_gone') keep(o.error, o.kind);
         else if (o.kind === 'up_to_date' && o.remote === src.commit) {
           report.status = 'up_to_date';
           report.new_commit = o.remote;
           keepOwned();
         } else if (o.kind === 'fetched') {
           const f = o.fetched;
-          const upd: { commit?: string; final_url?: string } = {};
+          const upd: SourceUpdate = {};
           if (f.source.commit) report.new_commit = upd.commit = f.source.commit;
+          if (f.source.ref_kind && !src.ref_kind) upd.ref_kind = f.source.ref_kind; // recorded from now on
           if (f.source.final_url) upd.final_url = f.source.final_url;
           sourceUpdates.set(i, upd);
           const d = diffRecords(owned, f.files);
@@ -273,7 +304,7 @@ export async function refreshTopic(
         } else keep('upstream moved during the refresh');
         r.sources.push(report);
       }
-      if (r.sources.every((x) => x.status === 'failed')) {
+      if (r.sources.every((x) => x.status === 'failed' || x.status === 'ref_gone')) {
         throw new TkomaError('SOURCE_UNREACHABLE', `every source of ${id} failed: ${r.warnings.join('; ')}`, { topic_id: id });
       }
 
