@@ -349,7 +349,7 @@ export async function refreshTopic(
         });
       }
       /** Writes topic.md (refresh's fields applied to `topic`) and the manifest into `next`. */
-      const writeMeta = async (topic: { front: TopicFront; body: string }): Promise<void> => {
+      const writeMeta = async (topic: { front: TopicFront; body: string }, into = next): Promise<void> => {
         const recs = [...records.values()];
         const t = topic.front;
         for (const [i, upd] of sourceUpdates) {
@@ -361,9 +361,9 @@ export async function refreshTopic(
         // Status entries (and their body warnings) of files that are gone go with them.
         const kept = (t.file_status ?? []).filter((x) => records.has(x.path));
         t.file_status = kept.length ? kept : undefined;
-        await writeManifest(next, recs);
+        await writeManifest(into, recs);
         r.untrusted = untrustedSummary(recs);
-        await writeTopic(next, t, withUntrustedWarnings(withFileWarnings(topic.body, kept), recs));
+        await writeTopic(into, t, withUntrustedWarnings(withFileWarnings(topic.body, kept), recs));
       };
       const fetchedAt = new Date().toISOString();
       await writeMeta({ front, body });
@@ -372,7 +372,7 @@ export async function refreshTopic(
 
       // Carry what the operator changed in the live folder since `before` into the new one.
       let topicEdited = false;
-      const carry = async (from: string, prev: TreeScan, now: TreeScan): Promise<void> => {
+      const carry = async (from: string, prev: TreeScan, now: TreeScan, into = next): Promise<void> => {
         for (const { path, gone } of changedEntries(prev, now)) {
           if (path === MANIFEST_FILE) continue; // ours: rewritten below from the records
           if (path === TOPIC_FILE) {
@@ -381,11 +381,11 @@ export async function refreshTopic(
           }
           if (gone) {
             // Deleted by hand: gone from the new folder too, unless refresh put a new file there.
-            if (prev.get(path)!.ino === inodeAt(next, path)) await removeInside(next, path);
+            if (prev.get(path)!.ino === inodeAt(into, path)) await removeInside(into, path);
             continue;
           }
           if (touched.has(path)) conflict(path);
-          if (now.get(path)!.ino !== inodeAt(next, path)) await placeEntry(from, next, path);
+          if (now.get(path)!.ino !== inodeAt(into, path)) await placeEntry(from, into, path);
         }
       };
       const mid = scanTree(dir);
@@ -399,21 +399,6 @@ export async function refreshTopic(
       renameSync(dir, aside);
       crashPoint('refresh:aside');
       await holdPoint('refresh:aside');
-      // Anything written between the scan and the move is in the old folder now: carry it too.
-      await carry(aside, mid, scanTree(aside));
-      if (topicEdited || r.conflicts.length > 0) {
-        let edited: { front: TopicFront; body: string } | null = null;
-        try {
-          edited = parseTopicMd(await readFile(join(aside, TOPIC_FILE), 'utf8'), `references/${id}/${TOPIC_FILE}`);
-        } catch {
-          r.warnings.push(`${TOPIC_FILE} was edited during the refresh and does not parse: kept as written, without refresh's changes (files, fetched_at, commits)`);
-        }
-        if (edited) await writeMeta(edited);
-        else {
-          await writeManifest(next, [...records.values()]);
-          await placeEntry(aside, next, TOPIC_FILE);
-        }
-      }
       try {
         renameSync(next, dir);
       } catch (err) {
@@ -424,6 +409,22 @@ export async function refreshTopic(
         renameSync(dir, stray);
         renameSync(next, dir);
         for (const path of scanTree(stray).keys()) await placeEntry(stray, dir, path);
+      }
+      // Anything written between the last scan and the move is in the old folder: carry it too
+      // (into the live folder now; the commit below takes it).
+      await carry(aside, mid, scanTree(aside), dir);
+      if (topicEdited || r.conflicts.length > 0) {
+        let edited: { front: TopicFront; body: string } | null = null;
+        try {
+          edited = parseTopicMd(await readFile(join(aside, TOPIC_FILE), 'utf8'), `references/${id}/${TOPIC_FILE}`);
+        } catch {
+          r.warnings.push(`${TOPIC_FILE} was edited during the refresh and does not parse: kept as written, without refresh's changes (files, fetched_at, commits)`);
+        }
+        if (edited) await writeMeta(edited, dir);
+        else {
+          await writeManifest(dir, [...records.values()]);
+          await placeEntry(aside, dir, TOPIC_FILE);
+        }
       }
       r.skipped = { count: skipped.length, by_reason: countByReason(skipped), sample: skipped.slice(0, 20) };
       const commits = r.sources
