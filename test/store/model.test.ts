@@ -28,7 +28,7 @@ describe('topic ids', () => {
   it('slugs titles', () => {
     expect(topicIdFromTitle('Dioxus - Rust UI Framework')).toBe('topic-dioxus-rust-ui-framework');
     expect(topicIdFromTitle('Ünïcödé  Tëst!!')).toBe('topic-unicode-test');
-    expect(topicIdFromTitle('日本語')).toBe('topic-untitled');
+    expect(topicIdFromTitle('日本語')).toMatch(/^topic-[0-9a-f]{8}$/); // issue 9: no longer one id for every such title
   });
 
   it('always gives a valid, bounded id', () => {

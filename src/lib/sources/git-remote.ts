@@ -86,6 +86,13 @@ export function resolveRefIn(listing: LsRemoteListing, ref?: string): ResolvedRe
   return null;
 }
 
+/** Whether a named ref resolved to a branch or a tag (the default branch counts as a branch). */
+export function refKind(resolved: Pick<ResolvedRef, 'fetchTarget'>): 'branch' | 'tag' | undefined {
+  if (resolved.fetchTarget === 'HEAD' || resolved.fetchTarget.startsWith('refs/heads/')) return 'branch';
+  if (resolved.fetchTarget.startsWith('refs/tags/')) return 'tag';
+  return undefined;
+}
+
 export interface RemoteState {
   default_branch: string | null;
   resolved: ResolvedRef;

@@ -12,6 +12,7 @@ import { isInside } from '../safety/paths.js';
 import { BINARY_SNIFF_BYTES, DEFAULT_MAX_FILE_BYTES, languageOf, skipReason } from './git-filter.js';
 import {
   githubMetadata,
+  refKind,
   remoteState,
   validateSource,
   type GitCallOptions,
@@ -75,6 +76,8 @@ const FETCH_ROUND = 512;
 export interface GitFetchResult {
   commit: string;
   ref: string;
+  /** What `ref` named at the remote: a branch or a tag (absent for a commit id). */
+  ref_kind?: 'branch' | 'tag';
   files: { path: string; bytes: number }[];
   /** Files left out and why; requested paths that matched nothing have reason `not_found`. */
   skipped: Skipped[];
@@ -255,7 +258,8 @@ export async function fetchGitSource(src: GitSourceSpec, destDir: string, opts: 
     }
     for (const e of candidates.slice(next)) skipped.push({ path: e.path, reason: stopped ?? CAP_REASONS.max_files });
     if (files.length === 0) throw emptyFetch(src.url, paths, skipped);
-    return { commit: snap.commit, ref: state.resolved.ref, files, skipped };
+    const kind = refKind(state.resolved);
+    return { commit: snap.commit, ref: state.resolved.ref, ...(kind ? { ref_kind: kind } : {}), files, skipped };
   });
 }
 

@@ -103,6 +103,7 @@ function validateFront(d: Record<string, unknown>, lines: string[], file: string
     need('type', ok, 'of every [[sources]] entry must be "git" or "web", with a string `url`');
     const out: TopicSource = { type: src.type as 'git' | 'web', url: src.url as string };
     if (typeof src.ref === 'string') out.ref = src.ref;
+    if (src.ref_kind === 'branch' || src.ref_kind === 'tag') out.ref_kind = src.ref_kind;
     if (typeof src.commit === 'string') out.commit = src.commit;
     if (Array.isArray(src.paths)) out.paths = src.paths.map(String);
     if (typeof src.final_url === 'string') out.final_url = src.final_url;
@@ -176,6 +177,7 @@ export function serializeTopicMd(front: TopicFront, body: string): string {
   for (const s of front.sources) {
     out.push('', '[[sources]]', kv('type', s.type), kv('url', s.url));
     if (s.ref !== undefined) out.push(kv('ref', s.ref));
+    if (s.ref_kind !== undefined) out.push(kv('ref_kind', s.ref_kind));
     if (s.commit !== undefined) out.push(kv('commit', s.commit));
     if (s.paths !== undefined) out.push(arrayLines('paths', s.paths));
     if (s.final_url !== undefined) out.push(kv('final_url', s.final_url));

@@ -1,4 +1,5 @@
 /** The topic note's data model (the seed's "Full topic.md Example") and its pure rules. */
+import { createHash } from 'node:crypto';
 
 export const TOPIC_STATUSES = ['active', 'stale', 'obsolete'] as const;
 export type TopicStatus = (typeof TOPIC_STATUSES)[number];
@@ -10,6 +11,8 @@ export interface TopicSource {
   type: 'git' | 'web';
   url: string;
   ref?: string;
+  /** git: whether `ref` named a branch or a tag when fetched; refresh follows only that kind. */
+  ref_kind?: 'branch' | 'tag';
   /** git: the commit fetched (full sha). */
   commit?: string;
   /** git: folders (trailing `/`) and single files to fetch; absent = whole repository. */
@@ -74,25 +77,35 @@ export function fileStatusOf(front: Pick<TopicFront, 'file_status'>, path: strin
   return front.file_status?.find((f) => f.path === path)?.status ?? 'active';
 }
 
+/** Latin letters NFKD does not take apart. */
+const LATIN: Record<string, string> = { ß: 'ss', æ: 'ae', œ: 'oe', ø: 'o', đ: 'd', ð: 'd', ł: 'l', þ: 'th', ı: 'i', ħ: 'h', ŋ: 'ng' };
+
 /**
  * Topic id from a title: `topic-` + lowercase ASCII words joined by `-`, at most 60 characters,
- * cut at a word boundary. Pure and deterministic so the same title always gives the same id.
+ * cut at a word boundary. Latin letters are transliterated (accents dropped, `ß` → `ss`); when
+ * letters, digits or symbols remain that have no ASCII form (CJK, Cyrillic, emoji…), a short hash
+ * of the title follows the words (or stands alone), so such titles do not all meet at one id.
+ * Pure and deterministic so the same title always gives the same id.
  */
 export function topicIdFromTitle(title: string): string {
-  const words = title
+  const ascii = title
     .normalize('NFKD')
-    .replace(/[\u0300-\u036f]/g, '')
+    .replace(/\p{M}/gu, '')
     .toLowerCase()
-    .split(/[^a-z0-9]+/)
-    .filter(Boolean);
+    .replace(/[^\x00-\x7f]/g, (c) => LATIN[c] ?? c);
+  const words = ascii.split(/[^a-z0-9]+/).filter(Boolean);
+  const lost = /[\p{L}\p{N}\p{S}]/u.test(ascii.replace(/[\x00-\x7f]/g, ''));
+  const hash = lost ? createHash('sha256').update(title.normalize('NFC').trim()).digest('hex').slice(0, 8) : '';
+  const room = hash ? 53 - hash.length - 1 : 53;
   let slug = '';
   for (const w of words) {
     const next = slug ? `${slug}-${w}` : w;
-    if (next.length > 53) break;
+    if (next.length > room) break;
     slug = next;
   }
-  if (!slug) slug = words[0]?.slice(0, 53) || 'untitled';
-  return `topic-${slug}`;
+  if (!slug) slug = words[0]?.slice(0, room) ?? '';
+  slug = [slug, hash].filter(Boolean).join('-');
+  return `topic-${slug || 'untitled'}`;
 }
 
 export const TOPIC_ID_PATTERN = /^[a-z0-9][a-z0-9._-]{0,99}$/;

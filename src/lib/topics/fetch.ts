@@ -4,7 +4,6 @@
  * whether everything failing is an error.
  */
 import { createHash } from 'node:crypto';
-import { existsSync } from 'node:fs';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
@@ -14,11 +13,11 @@ import type { Progress } from '../progress.js';
 import { DEFAULT_MAX_FINDINGS, detectHiddenText, detectInjection } from '../safety/injection.js';
 import { type Budget, CAP_REASONS, DEFAULT_LIMITS, effectiveLimits, type Limits, type LimitsOverride } from '../safety/limits.js';
 import { fetchGitSource } from '../sources/git.js';
-import { repoDisplayName } from '../sources/git-url.js';
+import { isFullCommitSha, repoDisplayName } from '../sources/git-url.js';
 import { DEFAULT_MAX_BYTES as DEFAULT_WEB_MAX_BYTES, fetchWebPage } from '../sources/web.js';
 import { readConfig } from '../store/config.js';
 import type { TopicSource } from '../store/model.js';
-import { type FileFlag, type FileRecord, isReservedName } from '../store/topics.js';
+import { type FileFlag, type FileRecord, isReservedName, RESERVED_NAMES } from '../store/topics.js';
 import type { SourceRequest } from './request.js';
 import { formatBytes, mergeCounts } from './summary.js';
 
@@ -97,8 +96,61 @@ export function flagsFor(data: Buffer, hiddenText?: readonly string[]): FileFlag
   return findings.slice(0, DEFAULT_MAX_FINDINGS);
 }
 
+/** A path as a case-insensitive file system compares it: `/x` and `/X` would be one file there. */
+export function nameKey(path: string): string {
+  return path.normalize('NFC').toLowerCase();
+}
+
 /** topic.md and the manifest, compared case-folded (store/topics.ts: shared with phase 1). */
 const isReserved = isReservedName;
+
+/**
+ * The names held in a topic folder, compared case-insensitively, files and the folders above
+ * them: two sources never share a name, and a file never takes a name another source's folder
+ * holds (or sits under another source's file). Web pages take the first free `<slug>.md`,
+ * `<slug>-2.md`, …; git files keep their repository paths, so one whose name is held is skipped.
+ */
+export class NameBook {
+  private readonly held = new Map<string, 'file' | 'dir'>();
+
+  constructor(paths: Iterable<string> = []) {
+    for (const r of RESERVED_NAMES) this.held.set(r, 'file');
+    for (const p of paths) this.claim(p);
+  }
+
+  free(path: string): boolean {
+    const parts = nameKey(path).split('/');
+    for (let i = 1; i < parts.length; i++) if (this.held.get(parts.slice(0, i).join('/')) === 'file') return false;
+    return !this.held.has(parts.join('/'));
+  }
+
+  claim(path: string): void {
+    const parts = nameKey(path).split('/');
+    for (let i = 1; i < parts.length; i++) {
+      const dir = parts.slice(0, i).join('/');
+      if (!this.held.has(dir)) this.held.set(dir, 'dir');
+    }
+    this.held.set(parts.join('/'), 'file');
+  }
+
+  /** The first free name of `<base>.md`, `<base>-2.md`, …, claimed. */
+  allocate(fileName: string): string {
+    let name = fileName;
+    for (let n = 2; !this.free(name); n++) name = fileName.replace(/\.md$/, `-${n}.md`);
+    this.claim(name);
+    return name;
+  }
+}
+
+/**
+ * How one fetch names its files: `book` holds every name the topic's other sources (and files
+ * nobody fetched) already have; `recorded` is the name a web page got when first fetched, reused
+ * for as long as the source exists so a refresh writes each page back where it was.
+ */
+export interface Naming {
+  book: NameBook;
+  recorded?: string;
+}
 
 /**
  * Folder of each source inside the topic: a lone git source fills the topic folder (paths kept as
@@ -153,6 +205,7 @@ export async function fetchOneSource(
   limits: FetchLimits,
   update: (m: string) => void,
   budget: Budget = budgetFor(limits),
+  naming: Naming = { book: new NameBook() },
 ): Promise<FetchedSource> {
   const fetchedAt = new Date().toISOString();
   const out: FetchedSource = { source: { ...src }, ok: false, files: [], skipped: [] };
@@ -173,21 +226,22 @@ export async function fetchOneSource(
       });
       out.source.commit = res.commit;
       if (!src.ref) out.source.ref = res.ref;
+      if (res.ref_kind && !src.ref?.startsWith('refs/') && !isFullCommitSha(out.source.ref ?? '')) out.source.ref_kind = res.ref_kind;
       out.skipped.push(...res.skipped.map((s) => ({ path: prefix ? `${prefix}/${s.path}` : s.path, reason: s.reason })));
       for (const f of res.files) {
         const rel = prefix ? `${prefix}/${f.path}` : f.path;
-        if (isReserved(rel)) {
+        if (isReserved(rel) || !naming.book.free(rel)) {
           await rm(join(destDir, rel), { force: true });
-          out.skipped.push({ path: rel, reason: 'reserved_name' });
+          out.skipped.push({ path: rel, reason: isReserved(rel) ? 'reserved_name' : 'duplicate_path' });
           continue;
         }
+        naming.book.claim(rel);
         out.files.push(await recordFor(destDir, rel, src.url, fetchedAt, res.commit));
       }
     } else {
       update(`fetching ${src.url}`);
       const page = await fetchWebPage(src.url, { timeoutMs: limits.webTimeoutMs, maxBytes: limits.webMaxBytes, maxStoredBytes: limits.maxFileBytes });
-      let name = page.file_name;
-      for (let n = 2; isReserved(name) || existsSync(join(destDir, name)); n++) name = page.file_name.replace(/\.md$/, `-${n}.md`);
+      const name = naming.recorded ?? naming.book.allocate(page.file_name);
       const bytes = Buffer.byteLength(page.markdown);
       const reason =
         limits.maxFileBytes !== undefined && bytes > limits.maxFileBytes
@@ -223,11 +277,12 @@ export async function fetchOneSource(
 export async function fetchSources(sources: SourceRequest[], destDir: string, progress: Progress, limits: FetchLimits = {}): Promise<FetchedSource[]> {
   const prefixes = sourcePrefixes(sources);
   const budget = budgetFor(limits);
+  const naming = { book: new NameBook() };
   const results: FetchedSource[] = [];
   for (let i = 0; i < sources.length; i++) {
     const src = sources[i];
     const label = src.type === 'git' ? `Fetch ${repoDisplayName(src.url)}` : `Fetch ${src.url}`;
-    const res = await progress.task(label, (update) => fetchOneSource(src, prefixes[i], destDir, limits, update, budget));
+    const res = await progress.task(label, (update) => fetchOneSource(src, prefixes[i], destDir, limits, update, budget, naming));
     if (!res.ok) progress.warn(`${src.url}: ${res.error?.message}`);
     results.push(res);
   }

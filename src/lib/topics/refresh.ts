@@ -4,27 +4,49 @@
  * commits, commit once, and reindex (the index only re-chunks files whose hash changed).
  * A source that fails keeps its old files: a network error never deletes knowledge.
  *
+ * Names: every file keeps the name recorded in the manifest. A web page is written back to the
+ * name it got when first fetched (its record's `path`); a page fetched for the first time takes
+ * the first `<slug>.md`, `<slug>-2.md`, … that no other source, and no file in the folder, holds
+ * (compared case-insensitively); a git file whose path another source (or a file nobody fetched)
+ * already holds is skipped as `duplicate_path`. Two sources never share a file.
+ *
  * Crash safety: fetching happens in staging without the lock. Under the write lock the refreshed
  * folder is built beside the live one (hard links for what is kept, so nothing is copied and the
  * live files are never written), then swapped in with two renames and committed. A reader sees the
  * old folder or the new one, never a mix; a crash before the commit puts the old one back.
+ *
+ * The operator's work is never dropped. Operators edit the topic folder without our lock, so:
+ * - the live folder is scanned (path → size, mtime, inode) when the build starts, again right
+ *   before the swap and again right after the old folder is moved aside; whatever changed in
+ *   between (new files, edits, deletions, topic.md) is carried into the new folder;
+ * - a file refresh would replace or remove whose live bytes are not what the tool last fetched
+ *   (edited by hand, before or during the refresh) is a conflict: the operator's version stays
+ *   the live file, the manifest keeps the old record (so the next refresh offers the upstream
+ *   version again), and the result lists it in `conflicts` and `warnings`;
+ * - a topic.md edited during the refresh is kept, with refresh's own fields (files, fetched_at,
+ *   source commits, warning lines) applied on top of it;
+ * - files nobody fetched (not in the manifest) are never removed or overwritten: an upstream file
+ *   of the same name is skipped as `duplicate_path`.
  */
 import { copyFileSync, linkSync, mkdirSync, readdirSync, readlinkSync, renameSync, symlinkSync } from 'node:fs';
-import { copyFile, mkdir, rename, rm } from 'node:fs/promises';
+import { copyFile, mkdir, readFile, rename, rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 
 import { asTkomaError, TkomaError } from '../errors.js';
+import { holdPoint } from '../hold.js';
 import type { CommitAuthor } from '../root-git.js';
 import { crashPoint, runMutation, stagingPath } from '../mutation.js';
 import type { Progress } from '../progress.js';
 import { remoteCommit } from '../sources/git.js';
-import { repoDisplayName } from '../sources/git-url.js';
-import { staleness, type TopicSource, withFileWarnings } from '../store/model.js';
-import { type FileRecord, listTopicIds, readManifest, readTopic, writeManifest, writeTopic } from '../store/topics.js';
+import { isFullCommitSha, repoDisplayName } from '../sources/git-url.js';
+import { parseTopicMd } from '../store/frontmatter.js';
+import { staleness, type TopicFront, type TopicSource, withFileWarnings } from '../store/model.js';
+import { type FileRecord, listTopicIds, MANIFEST_FILE, readManifest, readTopic, TOPIC_FILE, writeManifest, writeTopic } from '../store/topics.js';
 import { countByReason, type Limits } from '../safety/limits.js';
 import { assertNoLinks, removeInside } from '../safety/paths.js';
 import { untrustedSummary, withUntrustedWarnings } from '../safety/warnings.js';
-import { type FetchedSource, fetchOneSource, type FetchLimits, resolveLimits, type SkippedFile, sourcePrefixes } from './fetch.js';
+import { changedEntries, inodeAt, placeEntry, scanTree, type TreeScan } from './carry.js';
+import { type FetchedSource, fetchOneSource, type FetchLimits, NameBook, type Naming, resolveLimits, sha256, type SkippedFile, sourcePrefixes } from './fetch.js';
 import { indexTopics } from './indexing.js';
 import { shortSha } from './summary.js';
 
@@ -32,7 +54,8 @@ export interface SourceRefresh {
   type: string;
   url: string;
   ref?: string;
-  status: 'up_to_date' | 'updated' | 'failed';
+  /** `ref_gone`: the branch (or tag) the source follows no longer exists upstream; its files are kept. */
+  status: 'up_to_date' | 'updated' | 'failed' | 'ref_gone';
   old_commit?: string;
   new_commit?: string;
   error?: string;
@@ -44,6 +67,11 @@ export interface RefreshResult {
   changed: number;
   removed: number;
   unchanged: number;
+  /**
+   * Files edited here that refresh would have replaced (`changed`/`added` upstream) or removed:
+   * the edited version stays (see the module header), also listed in `warnings`.
+   */
+  conflicts: { path: string; upstream: 'added' | 'changed' | 'removed' }[];
   sources: SourceRefresh[];
   commit: string | null;
   chunk_count: number;
@@ -89,7 +117,24 @@ export async function selectTopicsToRefresh(root: string, sel: { ids?: string[];
 }
 
 /** What phase A (no lock) learned about one source. */
-type Fetched = { kind: 'up_to_date'; remote: string } | { kind: 'failed'; error: string } | { kind: 'fetched'; fetched: FetchedSource; dir: string };
+type Fetched =
+  | { kind: 'up_to_date'; remote: string }
+  | { kind: 'failed' | 'ref_gone'; error: string }
+  | { kind: 'fetched'; fetched: FetchedSource; dir: string };
+
+/**
+ * The ref refresh asks for: a branch stays a branch and a tag a tag (`refs/heads/<ref>`,
+ * `refs/tags/<ref>`), so a deleted branch is not silently replaced by a tag of the same name.
+ * Sources recorded before the kind was recorded (or pinned to a commit) ask as given.
+ */
+export function followedRef(src: Pick<TopicSource, 'ref' | 'ref_kind'>): string | undefined {
+  const { ref, ref_kind: kind } = src;
+  if (!ref || !kind || ref === 'HEAD' || ref.startsWith('refs/') || isFullCommitSha(ref)) return ref;
+  return `refs/${kind === 'tag' ? 'tags' : 'heads'}/${ref}`;
+}
+
+/** What a refresh changes in a `[[sources]]` entry. */
+type SourceUpdate = Pick<TopicSource, 'commit' | 'final_url' | 'ref_kind'>;
 
 /** Mirrors `src` into `dst` with hard links (symlinks recreated): the live folder is never written. */
 export function linkTree(src: string, dst: string): void {
@@ -124,9 +169,18 @@ export async function refreshTopic(
     const others = holding.filter((_, j) => j !== i).flat();
     return { files: limits.max_files - others.length, bytes: limits.max_topic_bytes - others.reduce((n, rec) => n + rec.bytes, 0) };
   };
+  // Names each source may not take: every file in the folder and in the manifest but its own.
+  const seenNames = [...new Set([...scanTree(seenDir).keys(), ...seenManifest.map((rec) => rec.path)])];
+  const claimedNow: string[] = [];
+  const namingFor = (i: number): Naming => {
+    const own = new Set(holding[i].map((rec) => rec.path));
+    const recorded = seen.sources[i].type === 'web' ? holding[i][0]?.path : undefined;
+    return { book: new NameBook([...seenNames.filter((p) => !own.has(p)), ...claimedNow]), ...(recorded ? { recorded } : {}) };
+  };
   const skipped: SkippedFile[] = [];
   const staging = stagingPath(root, `refresh-${id}`);
   const next = stagingPath(root, `next-${id}`);
+  let stray: string | null = null;
   let result: RefreshResult;
   try {
     // Phase A, no lock: ask upstream and fetch into staging.
@@ -136,16 +190,31 @@ export async function refreshTopic(
       const label = src.type === 'git' ? `Refresh ${repoDisplayName(src.url)}` : `Refresh ${src.url}`;
       outcomes.push(
         await opts.progress.task(label, async (update): Promise<Fetched> => {
+          const ref = followedRef(src);
           if (src.type === 'git') {
             update('checking upstream');
-            const remote = await remoteCommit({ url: src.url, ref: src.ref }).catch(() => null);
+            const remote = await remoteCommit({ url: src.url, ref }).catch(() => undefined);
             if (remote && remote === src.commit) return { kind: 'up_to_date', remote };
+            if (remote === null && ref !== src.ref) {
+              // The branch (tag) is gone; say so, and whether the other kind of that name exists.
+              const other = await remoteCommit({ url: src.url, ref: src.ref }).catch(() => null);
+              const otherRef = `refs/${src.ref_kind === 'tag' ? 'heads' : 'tags'}/${src.ref}`;
+              return {
+                kind: 'ref_gone',
+                error:
+                  `${src.ref_kind} "${src.ref}" no longer exists upstream` +
+                  (other ? `; ${otherRef} does, but refresh does not switch by itself (set ref = "${otherRef}" in topic.md to follow it)` : ''),
+              };
+            }
           }
           const dir = join(staging, String(i));
-          const spec = { type: src.type, url: src.url, ...(src.ref ? { ref: src.ref } : {}), ...(src.paths ? { paths: src.paths } : {}) };
-          const fetched = await fetchOneSource(spec, prefixes[i], dir, fetch, update, budgetExcept(i));
+          const spec = { type: src.type, url: src.url, ...(ref ? { ref } : {}), ...(src.paths ? { paths: src.paths } : {}) };
+          const fetched = await fetchOneSource(spec, prefixes[i], dir, fetch, update, budgetExcept(i), namingFor(i));
           skipped.push(...fetched.skipped);
-          if (fetched.ok) holding[i] = fetched.files;
+          if (fetched.ok) {
+            holding[i] = fetched.files;
+            claimedNow.push(...fetched.files.map((rec) => rec.path));
+          }
           return fetched.ok ? { kind: 'fetched', fetched, dir } : { kind: 'failed', error: fetched.error?.message ?? 'failed' };
         }),
       );
@@ -156,95 +225,171 @@ export async function refreshTopic(
     const done = await runMutation(root, { op: 'refresh', topicId: id, author: opts.author }, async (m) => {
       const { front, body, dir } = await readTopic(root, id);
       const manifest = await readManifest(dir);
+      // What the folder holds as the build starts: operators write to it without our lock.
+      const before = scanTree(dir);
       const r: RefreshResult = {
         topic_id: id,
         added: 0,
         changed: 0,
         removed: 0,
         unchanged: 0,
+        conflicts: [],
         sources: [],
         commit: null,
         chunk_count: 0,
         warnings: [],
-        skipped: { count: skipped.length, by_reason: countByReason(skipped), sample: skipped.slice(0, 20) },
+        skipped: { count: 0, by_reason: {}, sample: [] },
         limits,
         untrusted: { files: 0, by_kind: {} },
       };
-      const newManifest: FileRecord[] = [];
-      const toMove: { from: string; path: string }[] = [];
-      const toRemove: FileRecord[] = [];
+      const oldByPath = new Map(manifest.map((rec) => [rec.path, rec]));
+      const records = new Map<string, FileRecord>();
+      /** What the build does to each path it writes or removes: a hand edit there is a conflict. */
+      const touched = new Map<string, { how: 'added' | 'changed' | 'removed'; from?: string }>();
+      const sourceUpdates = new Map<number, SourceUpdate>();
+      const addedNow: string[] = [];
       const nowPrefixes = sourcePrefixes(front.sources);
-      front.sources.forEach((src: TopicSource, i: number) => {
+      for (const [i, src] of front.sources.entries()) {
         const prefix = nowPrefixes[i];
         const owned = manifest.filter((rec) => rec.source_url === src.url && (!prefix || rec.path.startsWith(`${prefix}/`)));
         const report: SourceRefresh = { type: src.type, url: src.url, ...(src.ref ? { ref: src.ref } : {}), status: 'updated' };
         if (src.commit) report.old_commit = src.commit;
-        const keep = (why: string) => {
-          report.status = 'failed';
+        const keepOwned = () => {
+          for (const rec of owned) records.set(rec.path, rec);
+          r.unchanged += owned.length;
+        };
+        const keep = (why: string, status: 'failed' | 'ref_gone' = 'failed') => {
+          report.status = status;
           report.error = why;
           r.warnings.push(`${src.url}: ${why} (kept the files fetched before)`);
-          newManifest.push(...owned);
-          r.unchanged += owned.length;
+          keepOwned();
         };
         const o = seen.sources[i]?.url === src.url && prefixes[i] === prefix ? outcomes[i] : undefined;
         if (!o) keep('the topic\'s sources changed during the refresh');
-        else if (o.kind === 'failed') keep(o.error);
+        else if (o.kind === 'failed' || o.kind === 'ref_gone') keep(o.error, o.kind);
         else if (o.kind === 'up_to_date' && o.remote === src.commit) {
           report.status = 'up_to_date';
           report.new_commit = o.remote;
-          newManifest.push(...owned);
-          r.unchanged += owned.length;
+          keepOwned();
         } else if (o.kind === 'fetched') {
           const f = o.fetched;
-          if (f.source.commit) {
-            report.new_commit = f.source.commit;
-            src.commit = f.source.commit;
-          }
-          if (f.source.final_url) src.final_url = f.source.final_url;
+          const upd: SourceUpdate = {};
+          if (f.source.commit) report.new_commit = upd.commit = f.source.commit;
+          if (f.source.ref_kind && !src.ref_kind) upd.ref_kind = f.source.ref_kind; // recorded from now on
+          if (f.source.final_url) upd.final_url = f.source.final_url;
+          sourceUpdates.set(i, upd);
           const d = diffRecords(owned, f.files);
-          r.added += d.added.length;
+          // A new file never takes a name another source, or a file nobody fetched, holds now.
+          const own = new Set(owned.map((rec) => rec.path));
+          const book = new NameBook([...[...before.keys(), ...manifest.map((rec) => rec.path)].filter((p) => !own.has(p)), ...addedNow]);
+          const added = d.added.filter((rec) => {
+            if (book.free(rec.path)) return true;
+            skipped.push({ path: rec.path, reason: 'duplicate_path' });
+            r.warnings.push(`${rec.path}: another file of the topic holds this name; the new upstream file was not written`);
+            return false;
+          });
+          addedNow.push(...added.map((rec) => rec.path));
+          r.added += added.length;
           r.changed += d.changed.length;
           r.removed += d.removed.length;
           r.unchanged += d.unchanged.length;
-          for (const rec of [...d.added, ...d.changed]) toMove.push({ from: join(o.dir, rec.path), path: rec.path });
-          toRemove.push(...d.removed);
-          newManifest.push(...d.added, ...d.changed, ...d.unchanged);
+          for (const rec of added) touched.set(rec.path, { how: 'added', from: join(o.dir, rec.path) });
+          for (const rec of d.changed) touched.set(rec.path, { how: 'changed', from: join(o.dir, rec.path) });
+          for (const rec of d.removed) touched.set(rec.path, { how: 'removed' });
+          for (const rec of [...added, ...d.changed, ...d.unchanged]) records.set(rec.path, rec);
           // Nothing changed: a web page with the same content, or a git source at the same commit.
-          if (d.added.length + d.changed.length + d.removed.length === 0 && (src.type === 'web' || report.old_commit === report.new_commit)) {
+          if (added.length + d.changed.length + d.removed.length === 0 && (src.type === 'web' || report.old_commit === report.new_commit)) {
             report.status = 'up_to_date';
           }
         } else keep('upstream moved during the refresh');
         r.sources.push(report);
-      });
-      if (r.sources.every((x) => x.status === 'failed')) {
+      }
+      if (r.sources.every((x) => x.status === 'failed' || x.status === 'ref_gone')) {
         throw new TkomaError('SOURCE_UNREACHABLE', `every source of ${id} failed: ${r.warnings.join('; ')}`, { topic_id: id });
+      }
+
+      /** The operator's version of `path` stays; the upstream change to it is not applied. */
+      const conflict = (path: string): void => {
+        const t = touched.get(path)!;
+        touched.delete(path);
+        const old = oldByPath.get(path);
+        if (t.how === 'changed' && old) records.set(path, old);
+        else records.delete(path);
+        r[t.how] -= 1;
+        r.conflicts.push({ path, upstream: t.how });
+        r.warnings.push(
+          t.how === 'removed'
+            ? `${path}: removed upstream but edited here; kept your file (no longer tracked)`
+            : `${path}: ${t.how} upstream and edited here; kept your version (move it aside and refresh again to take upstream's)`,
+        );
+      };
+      // A file refresh would replace or remove that is not what the tool last fetched was edited by hand.
+      for (const [path, t] of [...touched]) {
+        const old = oldByPath.get(path);
+        if (t.how === 'added' || !old || !before.has(path)) continue;
+        const live = await readFile(join(dir, path)).catch(() => null);
+        if (live && sha256(live) !== old.sha256) conflict(path);
       }
 
       // Build the refreshed folder beside the live one.
       linkTree(dir, next);
-      for (const c of toMove) {
-        const dest = join(next, c.path);
+      for (const [path, t] of touched) {
+        if (t.how === 'removed') {
+          await removeInside(next, path);
+          continue;
+        }
+        const dest = join(next, path);
         // The folder was mirrored from the live one, links included: never move a file through one.
-        if (c.path.includes('/')) await assertNoLinks(next, dirname(c.path), { allowMissing: true, last: 'dir' });
+        if (path.includes('/')) await assertNoLinks(next, dirname(path), { allowMissing: true, last: 'dir' });
         await mkdir(dirname(dest), { recursive: true });
         // rename replaces the directory entry only: the live folder's hard-linked file is untouched.
-        await rename(c.from, dest).catch(async () => {
+        await rename(t.from!, dest).catch(async () => {
           await rm(dest, { force: true });
-          await copyFile(c.from, dest);
+          await copyFile(t.from!, dest);
         });
       }
-      for (const rec of toRemove) await removeInside(next, rec.path);
-      const byPath = new Map(newManifest.map((rec) => [rec.path, rec]));
-      const records = [...byPath.values()];
-      front.files = records.map((rec) => rec.path).sort();
-      front.fetched_at = new Date().toISOString();
-      // Status entries (and their body warnings) of files that are gone go with them.
-      const kept = (front.file_status ?? []).filter((x) => byPath.has(x.path));
-      front.file_status = kept.length ? kept : undefined;
-      await writeManifest(next, records);
-      r.untrusted = untrustedSummary(records);
-      await writeTopic(next, front, withUntrustedWarnings(withFileWarnings(body, kept), records));
+      /** Writes topic.md (refresh's fields applied to `topic`) and the manifest into `next`. */
+      const writeMeta = async (topic: { front: TopicFront; body: string }, into = next): Promise<void> => {
+        const recs = [...records.values()];
+        const t = topic.front;
+        for (const [i, upd] of sourceUpdates) {
+          const s = t.sources[i];
+          if (s && s.type === front.sources[i].type && s.url === front.sources[i].url) Object.assign(s, upd);
+        }
+        t.files = recs.map((rec) => rec.path).sort();
+        t.fetched_at = fetchedAt;
+        // Status entries (and their body warnings) of files that are gone go with them.
+        const kept = (t.file_status ?? []).filter((x) => records.has(x.path));
+        t.file_status = kept.length ? kept : undefined;
+        await writeManifest(into, recs);
+        r.untrusted = untrustedSummary(recs);
+        await writeTopic(into, t, withUntrustedWarnings(withFileWarnings(topic.body, kept), recs));
+      };
+      const fetchedAt = new Date().toISOString();
+      await writeMeta({ front, body });
       crashPoint('refresh:built');
+      await holdPoint('refresh:built');
+
+      // Carry what the operator changed in the live folder since `before` into the new one.
+      let topicEdited = false;
+      const carry = async (from: string, prev: TreeScan, now: TreeScan, into = next): Promise<void> => {
+        for (const { path, gone } of changedEntries(prev, now)) {
+          if (path === MANIFEST_FILE) continue; // ours: rewritten below from the records
+          if (path === TOPIC_FILE) {
+            topicEdited = true;
+            continue;
+          }
+          if (gone) {
+            // Deleted by hand: gone from the new folder too, unless refresh put a new file there.
+            if (prev.get(path)!.ino === inodeAt(into, path)) await removeInside(into, path);
+            continue;
+          }
+          if (touched.has(path)) conflict(path);
+          if (now.get(path)!.ino !== inodeAt(into, path)) await placeEntry(from, into, path);
+        }
+      };
+      const mid = scanTree(dir);
+      await carry(dir, before, mid);
 
       // Swap: the old folder goes aside (journaled first), the new one takes its place. Two
       // synchronous renames back to back: a reader can meet the topic absent for microseconds,
@@ -253,11 +398,40 @@ export async function refreshTopic(
       m.setAside(aside);
       renameSync(dir, aside);
       crashPoint('refresh:aside');
-      renameSync(next, dir);
+      await holdPoint('refresh:aside');
+      try {
+        renameSync(next, dir);
+      } catch (err) {
+        const code = (err as NodeJS.ErrnoException).code;
+        if (code !== 'ENOTEMPTY' && code !== 'EEXIST') throw err;
+        // Someone created the folder anew in the instant it was absent: theirs goes on top of ours.
+        stray = stagingPath(root, `stray-${id}`);
+        renameSync(dir, stray);
+        renameSync(next, dir);
+        for (const path of scanTree(stray).keys()) await placeEntry(stray, dir, path);
+      }
+      // Anything written between the last scan and the move is in the old folder: carry it too
+      // (into the live folder now; the commit below takes it).
+      await carry(aside, mid, scanTree(aside), dir);
+      if (topicEdited || r.conflicts.length > 0) {
+        let edited: { front: TopicFront; body: string } | null = null;
+        try {
+          edited = parseTopicMd(await readFile(join(aside, TOPIC_FILE), 'utf8'), `references/${id}/${TOPIC_FILE}`);
+        } catch {
+          r.warnings.push(`${TOPIC_FILE} was edited during the refresh and does not parse: kept as written, without refresh's changes (files, fetched_at, commits)`);
+        }
+        if (edited) await writeMeta(edited, dir);
+        else {
+          await writeManifest(dir, [...records.values()]);
+          await placeEntry(aside, dir, TOPIC_FILE);
+        }
+      }
+      r.skipped = { count: skipped.length, by_reason: countByReason(skipped), sample: skipped.slice(0, 20) };
       const commits = r.sources
         .filter((x) => x.type === 'git')
         .map((x) => `${repoDisplayName(x.url)}@${x.old_commit && x.old_commit !== x.new_commit ? `${shortSha(x.old_commit)}→` : ''}${shortSha(x.new_commit)}`);
-      const message = `refresh topic ${id}: +${r.added} ~${r.changed} -${r.removed} (${r.unchanged} unchanged)${commits.length ? ` from ${commits.join(', ')}` : ''}`;
+      const kept = r.conflicts.length ? `, ${r.conflicts.length} kept as edited here` : '';
+      const message = `refresh topic ${id}: +${r.added} ~${r.changed} -${r.removed} (${r.unchanged} unchanged${kept})${commits.length ? ` from ${commits.join(', ')}` : ''}`;
       return { message, value: r };
     });
     result = done.value;
@@ -267,6 +441,7 @@ export async function refreshTopic(
   } finally {
     await rm(staging, { recursive: true, force: true });
     await rm(next, { recursive: true, force: true });
+    if (stray) await rm(stray, { recursive: true, force: true });
   }
   const indexed = await indexTopics(root, [id], { embedderFlag: opts.embedderFlag, progress: opts.progress, author: opts.author });
   result.chunk_count = indexed.chunks[id] ?? 0;
