@@ -15,6 +15,7 @@ export const EXIT = {
   CONFLICT: 6, // topic exists, lock held, root not initialised / already initialised
   DAMAGED: 7, // hand-broken topic.md, corrupt state the tool cannot repair by itself
   UNAVAILABLE: 8, // a required provider (embedder, git binary) is not usable
+  DECLINED: 12, // the operator answered no at a terminal prompt (delete, create): nothing was written
 } as const;
 
 export const ERROR_CODES = {
@@ -27,6 +28,7 @@ export const ERROR_CODES = {
   INVALID_REF: EXIT.INVALID_INPUT,
   INVALID_TOKEN: EXIT.INVALID_INPUT,
   CONFIRMATION_REQUIRED: EXIT.INVALID_INPUT,
+  UNKNOWN_COMMAND: EXIT.INVALID_INPUT,
   TOPIC_NOT_FOUND: EXIT.NOT_FOUND,
   FILE_NOT_FOUND: EXIT.NOT_FOUND,
   NOTE_NOT_FOUND: EXIT.NOT_FOUND,
@@ -42,6 +44,7 @@ export const ERROR_CODES = {
   DAMAGED_STATE: EXIT.DAMAGED,
   EMBEDDER_UNAVAILABLE: EXIT.UNAVAILABLE,
   GIT_UNAVAILABLE: EXIT.UNAVAILABLE,
+  DECLINED: EXIT.DECLINED,
   INTERNAL: EXIT.ERROR,
 } as const;
 

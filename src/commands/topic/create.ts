@@ -7,7 +7,7 @@ import { paint } from '../../cli/render.js';
 import { EXIT, TkomaError } from '../../lib/errors.js';
 import { type ApprovalRequired, type CreateResult, createTopic } from '../../lib/topics/create.js';
 import { validateCreateRequest } from '../../lib/topics/request.js';
-import { formatCount } from '../../lib/topics/summary.js';
+import { countOf } from '../../lib/topics/summary.js';
 
 export default class TopicCreate extends BaseCommand<typeof TopicCreate> {
   static summary = 'Create a reference topic from git repositories and web pages (two-phase, with approval).';
@@ -17,6 +17,7 @@ line on stderr. Run the same request again with --approve <token> (or --yes, the
 to fetch, commit and index. Several sources, or refs and paths per source: use --input JSON.`;
   static examples = [
     `<%= config.bin %> topic create --title "Dioxus - Rust UI Framework" --git https://github.com/DioxusLabs/dioxus --path README.md --path docs/ --web https://dioxuslabs.com/learn/0.6/ --tag rust --json`,
+    `<%= config.bin %> topic create --title "MiniSearch" --git https://github.com/lucaong/minisearch --path README.md --path src/ --yes`,
     `<%= config.bin %> topic create --input '{"title":"...","body":"...","sources":[{"type":"git","url":"file:///src/repo","ref":"v1.0"}]}' --approve v1.…`,
   ];
 
@@ -87,11 +88,12 @@ to fetch, commit and index. Several sources, or refs and paths per source: use -
       ].join('\n');
     }
     const lines = [
-      `${paint('green', 'Created', process.stdout)} ${r.topic_id}: ${formatCount(r.file_count)} files, ${formatCount(r.chunk_count)} chunks (commit ${r.commit.slice(0, 7)})`,
+      `${paint('green', 'Created', process.stdout)} ${r.topic_id}: ${countOf(r.file_count, 'file')}, ${countOf(r.chunk_count, 'chunk')} (commit ${r.commit.slice(0, 7)})`,
     ];
-    for (const s of r.sources) lines.push(`  ${s.ok ? '✓' : '✗'} ${s.url}${s.commit ? `@${s.commit.slice(0, 7)}` : ''}: ${s.ok ? `${s.file_count} files` : s.error}`);
+    for (const s of r.sources) lines.push(`  ${s.ok ? '✓' : '✗'} ${s.url}${s.commit ? `@${s.commit.slice(0, 7)}` : ''}: ${s.ok ? countOf(s.file_count, 'file') : s.error}`);
     if (r.skipped.count) lines.push(`  skipped ${r.skipped.count}: ${Object.entries(r.skipped.by_reason).map(([k, v]) => `${k} ${v}`).join(', ')}`);
-    for (const w of r.warnings) lines.push(`  warning: ${w}`);
+    // A failed source is already its own ✗ line above: its warning would say it twice.
+    for (const w of r.warnings.filter((w) => !r.sources.some((s) => !s.ok && w.startsWith(`${s.url}:`)))) lines.push(`  warning: ${w}`);
     return lines.join('\n');
   }
 }

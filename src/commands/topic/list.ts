@@ -7,8 +7,8 @@ import type { BrokenTopic } from '../../lib/store/topics.js';
 
 export default class TopicList extends BaseCommand<typeof TopicList> {
   static summary = 'List reference topics with staleness (obsolete ones only with --include-obsolete).';
-  static description = 'JSON: the seed\'s reference_topic_list array. Topics whose topic.md does not parse are reported on stderr (file and line).';
-  static examples = ['<%= config.bin %> topic list', '<%= config.bin %> topic list --include-obsolete --json'];
+  static description = 'With --json: the reference_topic_list array (as the MCP tool answers). Topics whose topic.md does not parse are reported on stderr (file and line).';
+  static examples = ['<%= config.bin %> topic list', '<%= config.bin %> topic list --include-obsolete', '<%= config.bin %> topic list --json'];
   static flags = {
     ...inputFlag,
     'include-obsolete': Flags.boolean({ description: 'Also list obsolete topics.', default: false }),
