@@ -14,7 +14,9 @@ export default class TopicCreate extends BaseCommand<typeof TopicCreate> {
   static description = `Without --approve or --yes this only gathers metadata (files, size, languages) and answers
 approval_required with a token, exit code 4, and an APPROVAL_REQUIRED:REFERENCE_TOPIC_CREATE:<summary>
 line on stderr. Run the same request again with --approve <token> (or --yes, the operator's override)
-to fetch, commit and index. Several sources, or refs and paths per source: use --input JSON.`;
+to fetch, commit and index. At a terminal (stdin and stdout both terminals, no --json) it shows the
+summary and asks "Approve? [y/N]" instead; answering no exits with status 12 (DECLINED), nothing written.
+Several sources, or refs and paths per source: use --input JSON.`;
   static examples = [
     `<%= config.bin %> topic create --title "Dioxus - Rust UI Framework" --git https://github.com/DioxusLabs/dioxus --path README.md --path docs/ --web https://dioxuslabs.com/learn/0.6/ --tag rust --json`,
     `<%= config.bin %> topic create --title "MiniSearch" --git https://github.com/lucaong/minisearch --path README.md --path src/ --yes`,
@@ -68,7 +70,14 @@ to fetch, commit and index. Several sources, or refs and paths per source: use -
       embedderFlag: f.embedder,
       progress: await this.progress(),
     });
-    if (result.status === 'approval_required') process.stderr.write(result.approval_line + '\n');
+    if (result.status !== 'approval_required') return result;
+    // An operator at a terminal approves here; a ghost (no terminal, or --json) gets the token.
+    if (this.canAsk()) {
+      process.stderr.write(this.approvalText(result) + '\n');
+      if (!(await this.confirm('Approve?'))) throw new TkomaError('DECLINED', `not created: ${result.topic_id} was not approved`, { topic_id: result.topic_id });
+      return createTopic(root, req, { approve: result.token, author: { ghost: f.ghost, model: f.model }, embedderFlag: f.embedder, progress: await this.progress() });
+    }
+    process.stderr.write(result.approval_line + '\n');
     return result;
   }
 
@@ -76,12 +85,18 @@ to fetch, commit and index. Several sources, or refs and paths per source: use -
     return result.status === 'approval_required' ? EXIT.APPROVAL_REQUIRED : 0;
   }
 
+  private approvalText(r: ApprovalRequired): string {
+    return [
+      `Create reference topic '${r.title}' (${r.topic_id})?`,
+      `  ${r.summary}`,
+      ...r.sources.filter((s) => s.description).map((s) => `  ${s.display_name}: ${s.description}`),
+    ].join('\n');
+  }
+
   protected renderHuman(r: ApprovalRequired | CreateResult): string {
     if (r.status === 'approval_required') {
       return [
-        `Create reference topic '${r.title}' (${r.topic_id})?`,
-        `  ${r.summary}`,
-        ...r.sources.filter((s) => s.description).map((s) => `  ${s.display_name}: ${s.description}`),
+        this.approvalText(r),
         '',
         `Approve by running the same command with: --approve ${r.token}`,
         `(or --yes as the operator). Token expires ${r.expires_at}.`,
