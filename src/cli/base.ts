@@ -51,6 +51,7 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
       } catch (err) {
         // oclif's parse errors (unknown flag, bad value, missing argument) are usage errors, told
         // in words that keep the reason: "--limit must be a whole number from 1 to 200 (got 'abc')".
+        (this as unknown as { parsed: boolean }).parsed = true; // parsed, and refused: no "did not parse" warning
         const names = Object.keys({ ...this.ctor.flags, ...(this.ctor as unknown as typeof BaseCommand).baseFlags });
         throw new TkomaError('INVALID_INPUT', explainParseError(String((err as Error).message ?? err), names, closest));
       }
