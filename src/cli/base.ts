@@ -12,6 +12,8 @@ import { silentProgress } from '../lib/progress.js';
 import { requireRoot, resolveRootPath } from '../lib/store/root.js';
 import { emitFailure, emitResult, readInput } from './output.js';
 import { BASE_FLAG_SPECS, type CommandSpec, EMBEDDER_FLAG_SPEC, type FlagSpec, INPUT_FLAG_SPEC } from './spec.js';
+import { explainParseError, parseWholeNumber } from './values.js';
+import { closest } from '../lib/suggest.js';
 
 export { assignDefined } from './output.js';
 
@@ -47,8 +49,11 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
           strict: this.ctor.strict,
         });
       } catch (err) {
-        // oclif's parse errors (unknown flag, bad option value, missing argument) are usage errors.
-        throw new TkomaError('INVALID_INPUT', String((err as Error).message ?? err).split('\n')[0]);
+        // oclif's parse errors (unknown flag, bad value, missing argument) are usage errors, told
+        // in words that keep the reason: "--limit must be a whole number from 1 to 200 (got 'abc')".
+        (this as unknown as { parsed: boolean }).parsed = true; // parsed, and refused: no "did not parse" warning
+        const names = Object.keys({ ...this.ctor.flags, ...(this.ctor as unknown as typeof BaseCommand).baseFlags });
+        throw new TkomaError('INVALID_INPUT', explainParseError(String((err as Error).message ?? err), names, closest));
       }
       this.flags = parsed.flags as BaseFlags<T>;
       this.args = parsed.args;
@@ -58,7 +63,59 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
       if (result === undefined) return;
       emitResult(result, json, (r) => this.renderHuman(r), this.exitCodeFor(result));
     } catch (err) {
-      emitFailure(err, json);
+      emitFailure(json ? this.inFlagTerms(err) : await this.notRepeated(this.inFlagTerms(err)), json);
+    }
+  }
+
+  /** An error whose text was already shown as a progress warning points at it instead of repeating it. */
+  private async notRepeated(err: unknown): Promise<unknown> {
+    if (!(err instanceof TkomaError)) return err;
+    const { warned } = await import('./progress.js');
+    let message = err.message;
+    for (const w of warned) if (w.length > 20 && message.includes(w)) message = message.split(w).join('(see the warning above)');
+    return message === err.message ? err : new TkomaError(err.code, message, err.details);
+  }
+
+  /**
+   * Validation speaks the JSON field names (`topic_id`, `max_age_days`). When the user gave
+   * flags rather than --input, name the flag instead: "--topic is required".
+   */
+  private inFlagTerms(err: unknown): unknown {
+    if (!(err instanceof TkomaError) || typeof err.details.field !== 'string' || this.argv.includes('--input')) return err;
+    const field = err.details.field;
+    const flags = this.ctor.flags ?? {};
+    const args = Object.keys(this.ctor.args ?? {});
+    const candidates = [field.replace(/_/g, '-'), field.replace(/_id$/, ''), field.replace(/s$/, '')];
+    const flag = candidates.find((c) => Object.hasOwn(flags, c));
+    const arg = flag ? undefined : args.find((a) => a === field || `topic_${a}` === field || a === field.replace(/_id$/, ''));
+    const name = flag ? `--${flag}` : arg ? `the ${arg.toUpperCase()} argument` : undefined;
+    if (!name || !err.message.includes(`\`${field}\``)) return err;
+    const message = /,? got undefined$|^`[^`]+` is required$/.test(err.message)
+      ? `${name} is required`
+      : err.message.split(`\`${field}\``).join(name);
+    return new TkomaError(err.code, message, err.details);
+  }
+
+  /** The topic id a user's name for it means (`widgetron` → `topic-widgetron`): what `search` accepts. */
+  protected async topicId(root: string, ref: string): Promise<string> {
+    const { resolveTopicId } = await import('../lib/topics/resolve.js');
+    return resolveTopicId(root, ref);
+  }
+
+  /** True when a person can be asked: stdin and stdout are terminals and --json is off. */
+  protected canAsk(): boolean {
+    return !this.flags.json && Boolean(process.stdin.isTTY) && Boolean(process.stdout.isTTY);
+  }
+
+  /** Asks a yes/no question on the terminal (stderr); only "y" or "yes" approve. */
+  protected async confirm(question: string): Promise<boolean> {
+    const { createInterface } = await import('node:readline/promises');
+    const rl = createInterface({ input: process.stdin, output: process.stderr });
+    try {
+      const answer = await rl.question(`${question} [y/N] `);
+      return /^y(es)?$/i.test(answer.trim());
+    } finally {
+      rl.close();
     }
   }
 
@@ -77,11 +134,11 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
     return readInput(value);
   }
 
-  /** listr2 progress on stderr for people; silent under --json. Loaded only by commands that need it. */
+  /** Progress on stderr for people (cli/progress.ts); silent under --json. Loaded only by commands that need it. */
   protected async progress(): Promise<Progress> {
     if (this.flags.json) return silentProgress;
-    const { listrProgress } = await import('./progress.js');
-    return listrProgress();
+    const { terminalProgress } = await import('./progress.js');
+    return terminalProgress();
   }
 }
 
@@ -113,7 +170,7 @@ function oclifFlag(f: FlagSpec): any {
     case 'boolean':
       return Flags.boolean({ description: f.description, default: f.default, allowNo: f.allowNo ?? false });
     case 'integer':
-      return Flags.integer({ description: f.description, default: f.default, min: f.min, max: f.max });
+      return wholeNumberFlag({ description: f.description, default: f.default, min: f.min, max: f.max });
     case 'string':
       return Flags.string({ description: f.description, ...(f.options ? { options: [...f.options] } : {}) });
   }
@@ -121,4 +178,18 @@ function oclifFlag(f: FlagSpec): any {
 
 export function oclifArgs(spec: CommandSpec): Record<string, ReturnType<typeof Args.string>> {
   return Object.fromEntries(spec.args.map((a) => [a.name, Args.string({ description: a.description })]));
+}
+
+/**
+ * A whole-number flag whose bad values keep their reason: "--limit must be a whole number from 1
+ * to 200 (got 'abc')" (oclif's own integer flag loses it behind "Parsing --limit").
+ */
+export function wholeNumberFlag(o: { description: string; default?: number; min?: number; max?: number; env?: string }) {
+  return Flags.custom<number>({
+    description: o.description,
+    ...(o.default !== undefined ? { default: o.default } : {}),
+    ...(o.env ? { env: o.env } : {}),
+    helpValue: '<n>',
+    parse: async (input, _ctx, opts) => parseWholeNumber(opts.name, input, o.min, o.max),
+  })();
 }

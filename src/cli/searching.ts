@@ -75,14 +75,28 @@ export async function runSearch(f: SearchFlags, question: string | undefined): P
   const { tryServer } = await import('../lib/serve/client.js');
   const served = f.server ? ((await tryServer(root, 'search', req, { onFallback: debugFallback })) as ReferenceSearchResult | undefined) : undefined;
   const result = served ?? (await (await import('../lib/search/search.js')).searchReferences(root, req));
-  if (!result.vector_search.available && !f.json) {
+  // Say it only when vectors were expected: not after the operator chose `none` (said once, when
+  // it was chosen) nor under --mode lexical.
+  if (!result.vector_search.available && !f.json && !vectorsOffByChoice(result.vector_search.reason)) {
     process.stderr.write(`${paint('yellow', 'Warning')}: vector search unavailable (${result.vector_search.reason}); lexical results only\n`);
   }
   return result;
 }
 
+/** True when vectors are off because somebody chose so (embedder "none", lexical mode), not by failure. */
+export function vectorsOffByChoice(reason: string | undefined): boolean {
+  return /embedder "none"|lexical (mode|search) requested/.test(reason ?? '');
+}
+
 export function renderSearch(r: ReferenceSearchResult, explain: boolean): string {
   const out: string[] = [];
+  if (r.topic?.status === 'obsolete') {
+    // Obsolete topics are never searched: say so rather than "[stale] … No results."
+    return [
+      `${r.topic.title} (${r.topic.topic_id}) is obsolete: its files are not searched.`,
+      `Search the other topics with --all, or bring it back with \`tkoma-ref topic update ${r.topic.topic_id} --status active\`.`,
+    ].join('\n');
+  }
   if (r.topic) out.push(paint('bold', `${r.topic.title} (${r.topic.topic_id})${r.topic.is_stale ? ' [stale]' : ''}`, process.stdout), '');
   if (r.results.length === 0) out.push('No results.');
   r.results.forEach((h, i) => {

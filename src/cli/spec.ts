@@ -21,7 +21,7 @@ export const BASE_FLAG_SPECS = {
 
 export const INPUT_FLAG_SPEC = {
   type: 'string',
-  description: "Whole request as JSON ('<json>', or - for stdin) with the seed's field names.",
+  description: "Whole request as JSON ('<json>', or - for stdin) with the JSON field names (topic_id, max_age_days, …) that --json answers use.",
 } as const satisfies FlagSpec;
 
 export const EMBEDDER_FLAG_SPEC = {

@@ -1,12 +1,12 @@
 import { Flags } from '@oclif/core';
 
-import { assignDefined, BaseCommand, inputFlag } from '../cli/base.js';
+import { assignDefined, BaseCommand, inputFlag, wholeNumberFlag } from '../cli/base.js';
 import { TkomaError } from '../lib/errors.js';
 import { getReference, type GetResult } from '../lib/topics/read.js';
 
 export default class Get extends BaseCommand<typeof Get> {
   static summary = 'Get a reference file (or a line range of it) by note id, or by topic and path.';
-  static description = 'Note ids are what search hits carry as `id`: <topic-id>/<path>, optionally #L<start>-L<end>.';
+  static description = 'Note ids are what search hits carry as `id`: <topic-id>/<path>, optionally #L<start>-L<end>. The topic can be named as `search` accepts it (`--topic dioxus-ui`).';
   static examples = [
     '<%= config.bin %> get --topic topic-dioxus-ui --path docs/guide/index.md',
     '<%= config.bin %> get --id topic-dioxus-ui/src/lib.rs#L10-L40 --json',
@@ -17,9 +17,9 @@ export default class Get extends BaseCommand<typeof Get> {
     id: Flags.string({ description: 'Note id: <topic-id>/<path>[#L<start>-L<end>]' }),
     topic: Flags.string({ description: 'Topic id.' }),
     path: Flags.string({ description: 'File path inside the topic (default topic.md).' }),
-    'start-line': Flags.integer({ description: 'First line (1-based).', min: 1 }),
-    'end-line': Flags.integer({ description: 'Last line (inclusive).', min: 1 }),
-    'max-chars': Flags.integer({ description: 'Cut the content after this many characters.', min: 1 }),
+    'start-line': wholeNumberFlag({ description: 'First line (1-based).', min: 1 }),
+    'end-line': wholeNumberFlag({ description: 'Last line (inclusive).', min: 1 }),
+    'max-chars': wholeNumberFlag({ description: 'Cut the content after this many characters.', min: 1 }),
   };
 
   protected async execute(): Promise<GetResult> {
@@ -42,7 +42,14 @@ export default class Get extends BaseCommand<typeof Get> {
     const topic = str('topic') ?? str('topic_id');
     const req = { id: str('id') ?? str('note_id'), topic, path: str('path'), start_line: num('start_line'), end_line: num('end_line'), max_chars: num('max_chars') };
     if (req.start_line && req.end_line && req.end_line < req.start_line) throw new TkomaError('INVALID_INPUT', 'end_line is before start_line');
-    return getReference(this.root(), req);
+    const root = this.root();
+    // The same topic names `search` accepts: `--topic widgetron`, `--id widgetron/README.md`.
+    if (req.topic) req.topic = await this.topicId(root, req.topic);
+    else if (req.id && /^[^/#]+\//.test(req.id)) {
+      const at = req.id.indexOf('/');
+      req.id = `${await this.topicId(root, req.id.slice(0, at))}${req.id.slice(at)}`;
+    }
+    return getReference(root, req);
   }
 
   protected renderHuman(r: GetResult): string {

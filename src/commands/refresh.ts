@@ -24,7 +24,8 @@ export default class Refresh extends BaseCommand<typeof Refresh> {
 
   protected async execute(): Promise<RefreshOutput> {
     const root = this.root();
-    const ids = this.positional.map((id) => validateTopicIdField(id));
+    const ids: string[] = [];
+    for (const id of this.positional) ids.push(validateTopicIdField(await this.topicId(root, id)));
     const selected = await selectTopicsToRefresh(root, { ids, stale: this.flags.stale, all: this.flags.all });
     const progress = await this.progress();
     const out: RefreshOutput = { topics: [] };

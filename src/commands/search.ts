@@ -4,11 +4,12 @@ import type { ReferenceSearchResult } from '../lib/search/search.js';
 
 export default class Search extends BaseCommand<typeof Search> {
   static summary = 'Search reference files: picks the best topic (or --topic / --all), returns its body and ranked chunks.';
-  static description = 'Hybrid BM25 + vectors fused as a weighted sum of normalised scores, docs boosted over code, obsolete files excluded. JSON: the seed\'s reference_search.';
+  static description = 'Hybrid BM25 + vectors fused as a weighted sum of normalised scores, docs boosted over code, obsolete files excluded. With --json: the reference_search answer (topic, results with provenance, vector_search), the same as the MCP tool.';
   static args = oclifArgs(SEARCH_SPEC);
   static examples = [
     '<%= config.bin %> search "component lifecycle hooks" --topic topic-dioxus-ui --json',
     '<%= config.bin %> search "how do I retry a failed request" --all --limit 5',
+    '<%= config.bin %> search "BM25 field boost" --topic minisearch --mode lexical --explain',
   ];
   static flags = oclifFlags(SEARCH_SPEC);
 

@@ -12,7 +12,8 @@ const SKILLS = ['reference-researcher'];
 export default class Skill extends BaseCommand<typeof Skill> {
   static summary = 'Print a default skill (SKILL.md) for ghosts.';
   static args = { name: Args.string({ description: `Skill name (${SKILLS.join(', ')})`, default: 'reference-researcher' }) };
-  static examples = ['<%= config.bin %> skill', '<%= config.bin %> skill reference-researcher --json'];
+  static description = 'The skill teaches a ghost when and how to search references and to ask for new topics; paste it into the ghost\'s prompt or skills folder.';
+  static examples = ['<%= config.bin %> skill', '<%= config.bin %> skill reference-researcher > SKILL.md', '<%= config.bin %> skill --json'];
 
   protected async execute(): Promise<{ name: string; content: string }> {
     const name = String(this.args.name);

@@ -1,6 +1,7 @@
 import { Flags } from '@oclif/core';
 
-import { BaseCommand, embedderFlag } from '../cli/base.js';
+import { BaseCommand, embedderFlag, wholeNumberFlag } from '../cli/base.js';
+import { clock, type EventLike, renderEvent } from '../cli/events.js';
 import { TkomaError } from '../lib/errors.js';
 import { eventJson, untilSignal } from '../lib/serve/signals.js';
 import { readConfig } from '../lib/store/config.js';
@@ -8,11 +9,11 @@ import { readConfig } from '../lib/store/config.js';
 export default class Watch extends BaseCommand<typeof Watch> {
   static summary = 'Keep the derived index in sync with the files: react to changes, reconcile on an interval.';
   static description =
-    'Runs until interrupted (SIGINT/SIGTERM). With --json, prints one JSON line per event. While it runs it also answers ' +
+    'Runs until interrupted (SIGINT/SIGTERM). Prints one line per event on stderr (a change seen, a sync, a reconcile, an error); with --json, one JSON line per event on stdout instead. While it runs it also answers ' +
     '`search` and `topic search` for this root from memory, like `serve` (unless --no-serve or another server already does).';
-  static examples = ['<%= config.bin %> watch', '<%= config.bin %> watch --reconcile-seconds 60 --json'];
+  static examples = ['<%= config.bin %> watch', '<%= config.bin %> watch --reconcile-seconds 60', '<%= config.bin %> watch --no-serve --json > watch.log'];
   static flags = {
-    'reconcile-seconds': Flags.integer({ description: 'Full reconciliation interval (default from tkoma-ref.toml, 300).', min: 1 }),
+    'reconcile-seconds': wholeNumberFlag({ description: 'Full reconciliation interval (default from tkoma-ref.toml, 300).', min: 1 }),
     serve: Flags.boolean({ description: 'Also answer searches over the local socket (default); --no-serve to only watch.', default: true, allowNo: true }),
     ...embedderFlag,
   };
@@ -25,7 +26,10 @@ export default class Watch extends BaseCommand<typeof Watch> {
     const reconcileSeconds = this.flags['reconcile-seconds'] ?? config.watch.reconcile_seconds;
     const onEvent = (e: { type: string }): void => {
       if (json) process.stdout.write(JSON.stringify(eventJson(e)) + '\n');
-      else process.stderr.write(`${new Date().toISOString()} ${JSON.stringify(eventJson(e))}\n`);
+      else {
+        const line = renderEvent(eventJson(e) as EventLike);
+        if (line) process.stderr.write(`${clock(new Date())} ${line}\n`);
+      }
     };
 
     let close: () => Promise<void>;

@@ -18,6 +18,7 @@ export const EXIT = {
   READ_ONLY: 9, // the knowledge root cannot be written (read-only mount, permissions)
   DISK_FULL: 10, // no space left (ENOSPC) or quota exceeded (EDQUOT)
   GIT_FAILED: 11, // a git command failed (a hook, commit signing, a damaged repository)
+  DECLINED: 12, // the operator answered no at a terminal prompt (delete, create): nothing was written
 } as const;
 
 export const ERROR_CODES = {
@@ -30,6 +31,7 @@ export const ERROR_CODES = {
   INVALID_REF: EXIT.INVALID_INPUT,
   INVALID_TOKEN: EXIT.INVALID_INPUT,
   CONFIRMATION_REQUIRED: EXIT.INVALID_INPUT,
+  UNKNOWN_COMMAND: EXIT.INVALID_INPUT,
   TOPIC_NOT_FOUND: EXIT.NOT_FOUND,
   FILE_NOT_FOUND: EXIT.NOT_FOUND,
   NOTE_NOT_FOUND: EXIT.NOT_FOUND,
@@ -48,6 +50,7 @@ export const ERROR_CODES = {
   READ_ONLY: EXIT.READ_ONLY,
   DISK_FULL: EXIT.DISK_FULL,
   GIT_FAILED: EXIT.GIT_FAILED,
+  DECLINED: EXIT.DECLINED,
   INTERNAL: EXIT.ERROR,
 } as const;
 

@@ -1,6 +1,6 @@
 /**
  * Long operations report steps through this interface so src/lib stays free of rendering:
- * commands pass a listr2-backed implementation for people, and `silentProgress` under --json.
+ * commands pass a terminal renderer for people (cli/progress.ts), and `silentProgress` under --json.
  */
 export interface Progress {
   task<T>(title: string, fn: (update: (message: string) => void) => Promise<T>): Promise<T>;

@@ -65,7 +65,7 @@ describe('bad input is refused cleanly', () => {
     const r = await cli(['get', '--topic', 'topic-nope', '--path', 'x'], { root });
     expect(r.code).toBe(3);
     expect(r.stdout).toBe('');
-    expect(r.stderr.trim()).toBe('Error [TOPIC_NOT_FOUND]: no topic "topic-nope"');
+    expect(r.stderr.trim()).toBe('Error [TOPIC_NOT_FOUND]: no topic "topic-nope" (`tkoma-ref topic list` shows every topic)');
   });
 
   it('an unreachable source fails with SOURCE_UNREACHABLE and writes nothing', async () => {

@@ -7,7 +7,11 @@ import { flagNames, validateFileStatusRequest } from '../../lib/topics/request.j
 export default class FileStatus extends BaseCommand<typeof FileStatus> {
   static summary = 'Mark a reference file active, problematic or obsolete, with a reason (one commit).';
   static description = 'Problematic files rank lower and are flagged in search; obsolete files never appear in search. Both add a warning line to the topic body.';
-  static examples = ['<%= config.bin %> file status --topic topic-dioxus-ui --path docs/old.md --status obsolete --reason "describes 0.4 API"'];
+  static examples = [
+    '<%= config.bin %> file status --topic topic-dioxus-ui --path docs/old.md --status obsolete --reason "describes 0.4 API"',
+    '<%= config.bin %> file status --topic dioxus-ui --path examples/broken.rs --status problematic --reason "does not compile"',
+    '<%= config.bin %> file status --topic dioxus-ui --path docs/old.md --status active --json',
+  ];
   static flags = {
     ...inputFlag,
     topic: Flags.string({ description: 'Topic id.' }),
@@ -21,7 +25,9 @@ export default class FileStatus extends BaseCommand<typeof FileStatus> {
     const f = this.flags;
     const raw = assignDefined(this.readInput(f.input), { topic_id: f.topic, path: f.path, status: f.status, reason: f.reason });
     const names = flagNames(f, { topic_id: 'topic', path: 'path', status: 'status', reason: 'reason' });
-    return setFileStatus(this.root(), validateFileStatusRequest(raw, names), { ghost: f.ghost, model: f.model });
+    const root = this.root();
+    if (typeof raw.topic_id === 'string') raw.topic_id = await this.topicId(root, raw.topic_id);
+    return setFileStatus(root, validateFileStatusRequest(raw, names), { ghost: f.ghost, model: f.model });
   }
 
   protected renderHuman(r: FileStatusResult): string {

@@ -2,7 +2,8 @@ import { BaseCommand } from '../../cli/base.js';
 
 export default class IndexStatus extends BaseCommand<typeof IndexStatus> {
   static summary = 'Files, chunks, vectors, embedder and pending work of the derived index.';
-  static examples = ['<%= config.bin %> index status --json'];
+  static description = 'Pending work is what the next sync (any search, `watch`, or `index rebuild`) would redo: files added, changed or removed since the index was built.';
+  static examples = ['<%= config.bin %> index status', '<%= config.bin %> index status --json'];
 
   protected async execute(): Promise<unknown> {
     const { indexStatus } = await import('../../lib/index/service.js');

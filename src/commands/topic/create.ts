@@ -7,16 +7,19 @@ import { paint } from '../../cli/render.js';
 import { EXIT, TkomaError } from '../../lib/errors.js';
 import { type ApprovalRequired, type CreateResult, createTopic } from '../../lib/topics/create.js';
 import { flagNames, validateCreateRequest } from '../../lib/topics/request.js';
-import { formatCount } from '../../lib/topics/summary.js';
+import { countOf } from '../../lib/topics/summary.js';
 
 export default class TopicCreate extends BaseCommand<typeof TopicCreate> {
   static summary = 'Create a reference topic from git repositories and web pages (two-phase, with approval).';
   static description = `Without --approve or --yes this only gathers metadata (files, size, languages) and answers
 approval_required with a token, exit code 4, and an APPROVAL_REQUIRED:REFERENCE_TOPIC_CREATE:<summary>
 line on stderr. Run the same request again with --approve <token> (or --yes, the operator's override)
-to fetch, commit and index. Several sources, or refs and paths per source: use --input JSON.`;
+to fetch, commit and index. At a terminal (stdin and stdout both terminals, no --json) it shows the
+summary and asks "Approve? [y/N]" instead; answering no exits with status 12 (DECLINED), nothing written.
+Several sources, or refs and paths per source: use --input JSON.`;
   static examples = [
     `<%= config.bin %> topic create --title "Dioxus - Rust UI Framework" --git https://github.com/DioxusLabs/dioxus --path README.md --path docs/ --web https://dioxuslabs.com/learn/0.6/ --tag rust --json`,
+    `<%= config.bin %> topic create --title "MiniSearch" --git https://github.com/lucaong/minisearch --path README.md --path src/ --yes`,
     `<%= config.bin %> topic create --input '{"title":"...","body":"...","sources":[{"type":"git","url":"file:///src/repo","ref":"v1.0"}]}' --approve v1.…`,
   ];
 
@@ -70,7 +73,14 @@ to fetch, commit and index. Several sources, or refs and paths per source: use -
       embedderFlag: f.embedder,
       progress: await this.progress(),
     });
-    if (result.status === 'approval_required') process.stderr.write(result.approval_line + '\n');
+    if (result.status !== 'approval_required') return result;
+    // An operator at a terminal approves here; a ghost (no terminal, or --json) gets the token.
+    if (this.canAsk()) {
+      process.stderr.write(this.approvalText(result) + '\n');
+      if (!(await this.confirm('Approve?'))) throw new TkomaError('DECLINED', `not created: ${result.topic_id} was not approved`, { topic_id: result.topic_id });
+      return createTopic(root, req, { approve: result.token, author: { ghost: f.ghost, model: f.model }, embedderFlag: f.embedder, progress: await this.progress() });
+    }
+    process.stderr.write(result.approval_line + '\n');
     return result;
   }
 
@@ -78,23 +88,30 @@ to fetch, commit and index. Several sources, or refs and paths per source: use -
     return result.status === 'approval_required' ? EXIT.APPROVAL_REQUIRED : 0;
   }
 
+  private approvalText(r: ApprovalRequired): string {
+    return [
+      `Create reference topic '${r.title}' (${r.topic_id})?`,
+      `  ${r.summary}`,
+      ...r.sources.filter((s) => s.description).map((s) => `  ${s.display_name}: ${s.description}`),
+    ].join('\n');
+  }
+
   protected renderHuman(r: ApprovalRequired | CreateResult): string {
     if (r.status === 'approval_required') {
       return [
-        `Create reference topic '${r.title}' (${r.topic_id})?`,
-        `  ${r.summary}`,
-        ...r.sources.filter((s) => s.description).map((s) => `  ${s.display_name}: ${s.description}`),
+        this.approvalText(r),
         '',
         `Approve by running the same command with: --approve ${r.token}`,
         `(or --yes as the operator). Token expires ${r.expires_at}.`,
       ].join('\n');
     }
     const lines = [
-      `${paint('green', 'Created', process.stdout)} ${r.topic_id}: ${formatCount(r.file_count)} files, ${formatCount(r.chunk_count)} chunks (commit ${r.commit.slice(0, 7)})`,
+      `${paint('green', 'Created', process.stdout)} ${r.topic_id}: ${countOf(r.file_count, 'file')}, ${countOf(r.chunk_count, 'chunk')} (commit ${r.commit.slice(0, 7)})`,
     ];
-    for (const s of r.sources) lines.push(`  ${s.ok ? '✓' : '✗'} ${s.url}${s.commit ? `@${s.commit.slice(0, 7)}` : ''}: ${s.ok ? `${s.file_count} files` : s.error}`);
+    for (const s of r.sources) lines.push(`  ${s.ok ? '✓' : '✗'} ${s.url}${s.commit ? `@${s.commit.slice(0, 7)}` : ''}: ${s.ok ? countOf(s.file_count, 'file') : s.error}`);
     if (r.skipped.count) lines.push(`  skipped ${r.skipped.count}: ${Object.entries(r.skipped.by_reason).map(([k, v]) => `${k} ${v}`).join(', ')}`);
-    for (const w of r.warnings) lines.push(`  warning: ${w}`);
+    // A failed source is already its own ✗ line above: its warning would say it twice.
+    for (const w of r.warnings.filter((w) => !r.sources.some((s) => !s.ok && w.startsWith(`${s.url}:`)))) lines.push(`  warning: ${w}`);
     return lines.join('\n');
   }
 }

@@ -6,8 +6,9 @@ import { type BrokenListEntry, listTopicsJson, type TopicListEntry } from '../..
 
 export default class TopicList extends BaseCommand<typeof TopicList> {
   static summary = 'List reference topics with staleness (obsolete ones only with --include-obsolete).';
-  static description = 'JSON: the seed\'s reference_topic_list array; a topic whose topic.md does not parse, or whose `id` is not its folder name, is listed last as {"topic_id", "status": "broken", "error": {code, message, file, line}} and reported on stderr.';
-  static examples = ['<%= config.bin %> topic list', '<%= config.bin %> topic list --include-obsolete --json'];
+  static description =
+    'With --json: the reference_topic_list array (as the MCP tool answers). A topic whose topic.md does not parse, or whose `id` is not its folder name, is listed last as {"topic_id", "status": "broken", "error": {code, message, file, line}} and reported on stderr.';
+  static examples = ['<%= config.bin %> topic list', '<%= config.bin %> topic list --include-obsolete', '<%= config.bin %> topic list --json'];
   static flags = {
     ...inputFlag,
     'include-obsolete': Flags.boolean({ description: 'Also list obsolete topics.', default: false }),

@@ -1,6 +1,6 @@
 import { Args, Flags } from '@oclif/core';
 
-import { assignDefined, BaseCommand, embedderFlag, inputFlag } from '../../cli/base.js';
+import { assignDefined, BaseCommand, embedderFlag, inputFlag, wholeNumberFlag } from '../../cli/base.js';
 import { table } from '../../cli/render.js';
 import { TkomaError } from '../../lib/errors.js';
 
@@ -11,12 +11,16 @@ const debugFallback = (reason: string): void => {
 
 export default class TopicSearch extends BaseCommand<typeof TopicSearch> {
   static summary = 'Find topics by meaning and words (hybrid over title, tags and body).';
-  static description = 'JSON: the seed\'s reference_topic_search array (topic_id, title, status, is_stale, fetched_at, tags, score, snippet).';
+  static description = 'With --json: the reference_topic_search array (topic_id, title, status, is_stale, fetched_at, tags, score, snippet).';
   static args = { query: Args.string({ description: 'What the topic is about' }) };
-  static examples = ['<%= config.bin %> topic search "Rust GUI framework with React-like syntax" --json'];
+  static examples = [
+    '<%= config.bin %> topic search "Rust GUI framework with React-like syntax"',
+    '<%= config.bin %> topic search "full-text search in the browser" --limit 3 --json',
+    '<%= config.bin %> topic search "http client" --include-obsolete',
+  ];
   static flags = {
     ...inputFlag,
-    limit: Flags.integer({ description: 'Most topics to return.', default: 10, min: 1, max: 100 }),
+    limit: wholeNumberFlag({ description: 'Most topics to return.', default: 10, min: 1, max: 100 }),
     'include-obsolete': Flags.boolean({ description: 'Also search obsolete topics.', default: false }),
     ...embedderFlag,
     server: Flags.boolean({

@@ -7,10 +7,12 @@ import { showTopic, type TopicShow } from '../../lib/topics/read.js';
 export default class TopicShowCommand extends BaseCommand<typeof TopicShowCommand> {
   static summary = 'Show one topic: metadata, sources, files with their status, and the body.';
   static args = { id: Args.string({ description: 'Topic id', required: true }) };
-  static examples = ['<%= config.bin %> topic show topic-dioxus-ui', '<%= config.bin %> topic show topic-dioxus-ui --json'];
+  static description = 'The topic can be named as `search` accepts it: the id, the id without `topic-`, or the title.';
+  static examples = ['<%= config.bin %> topic show topic-dioxus-ui', '<%= config.bin %> topic show dioxus-ui', '<%= config.bin %> topic show topic-dioxus-ui --json'];
 
   protected async execute(): Promise<TopicShow> {
-    return showTopic(this.root(), String(this.args.id));
+    const root = this.root();
+    return showTopic(root, await this.topicId(root, String(this.args.id)));
   }
 
   protected renderHuman(t: TopicShow): string {

@@ -9,6 +9,7 @@ export default class TopicUpdate extends BaseCommand<typeof TopicUpdate> {
   static args = { id: Args.string({ description: 'Topic id (or topic_id in --input)' }) };
   static examples = [
     '<%= config.bin %> topic update topic-dioxus-ui --status obsolete',
+    '<%= config.bin %> topic update dioxus-ui --tag rust --tag ui --max-age-days 60',
     `<%= config.bin %> topic update --input '{"topic_id":"topic-dioxus-ui","max_age_days":60,"tags":["rust","ui"]}' --json`,
   ];
   static flags = {
@@ -34,7 +35,9 @@ export default class TopicUpdate extends BaseCommand<typeof TopicUpdate> {
       tags: f.tag,
     });
     const names = flagNames(f, { status: 'status', max_age_days: 'max-age-days', trust_score: 'trust-score', body: 'body', title: 'title', tags: 'tag' });
-    return updateTopic(this.root(), validateUpdateRequest(raw, names), { ghost: f.ghost, model: f.model });
+    const root = this.root();
+    if (typeof raw.topic_id === 'string') raw.topic_id = await this.topicId(root, raw.topic_id);
+    return updateTopic(root, validateUpdateRequest(raw, names), { ghost: f.ghost, model: f.model });
   }
 
   protected renderHuman(r: UpdateResult): string {

@@ -18,6 +18,7 @@ import { type BrokenTopic, type FileRecord, type LoadedTopic, loadAllTopics, MAN
 import { type Explain, type FusedHit, type FusionCandidate, fuse, type RankedItem, vectorWeightFor } from './fusion.js';
 import { makeSnippet, queryTerms } from './snippet.js';
 import { rankTopics, syncNotesQuietly, validateQuery } from './topics.js';
+import { matchTopicRef } from '../topics/resolve.js';
 
 export { searchTopics, type TopicHit, type SearchTopicsOptions } from './topics.js';
 
@@ -84,31 +85,19 @@ export interface ReferenceSearchResult {
 export const DEFAULT_LIMIT = 10;
 export const DEFAULT_MAX_CHARS = 600;
 
-function slug(s: string): string {
-  return s.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '');
-}
-
 /**
- * Exact id, then `topic-<name>`, then a unique title or id-word match; else TOPIC_NOT_FOUND. A
- * broken topic named exactly (its folder) answers its own error (MALFORMED_TOPIC with file and line).
+ * Exact id, then `topic-<name>`, then a unique title or id-word match (topics/resolve.ts); else
+ * TOPIC_NOT_FOUND. A broken topic named exactly (its folder) answers its own error
+ * (MALFORMED_TOPIC with file and line).
  */
 export function resolveTopicRef(ref: string, topics: readonly LoadedTopic[], broken: readonly BrokenTopic[] = []): LoadedTopic {
-  const byId = new Map(topics.map((t) => [t.front.id, t]));
-  const s = slug(ref);
-  const exact = byId.get(ref) ?? byId.get(`topic-${s}`) ?? topics.find((t) => t.front.title.toLowerCase() === ref.trim().toLowerCase());
-  if (exact) return exact;
-  const bad = broken.find((b) => b.topic_id === ref) ?? broken.find((b) => b.topic_id === `topic-${s}`);
-  if (bad) {
+  const s = ref.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '');
+  const bad = topics.some((t) => t.front.id === ref) ? undefined : (broken.find((b) => b.topic_id === ref) ?? broken.find((b) => b.topic_id === `topic-${s}`));
+  if (bad && !topics.some((t) => t.front.id === `topic-${s}`)) {
     const { code, message, ...details } = bad.error;
     throw new TkomaError(code as ErrorCode, message, { topic_id: bad.topic_id, ...details });
   }
-  const loose = s ? topics.filter((t) => `-${t.front.id}-`.includes(`-${s}-`) || slug(t.front.title).includes(s)) : [];
-  if (loose.length === 1) return loose[0]!;
-  throw new TkomaError(
-    'TOPIC_NOT_FOUND',
-    loose.length > 1 ? `"${ref}" matches several topics: ${loose.map((t) => t.front.id).join(', ')}` : `no topic "${ref}"`,
-    { topic_id: ref, ...(loose.length > 1 ? { candidates: loose.map((t) => t.front.id) } : {}) },
-  );
+  return topics[matchTopicRef(ref, topics.map((t) => ({ id: t.front.id, title: t.front.title })))]!;
 }
 
 function checkNumber(value: number | undefined, field: string, min: number, max: number, fallback: number): number {

@@ -22,7 +22,7 @@ import { untrustedSummary, withUntrustedWarnings } from '../safety/warnings.js';
 import { budgetFor, capsNoteForPage, capsNoteForRepo, capsPreview, fetchSources, sourcePrefixes, type FetchLimits, resolveLimits, type SkippedFile } from './fetch.js';
 import { indexTopics } from './indexing.js';
 import type { CreateRequest, SourceRequest } from './request.js';
-import { approvalSummary, formatCount, shortSha } from './summary.js';
+import { approvalSummary, countOf, shortSha } from './summary.js';
 
 export interface SourceDetails {
   type: 'git' | 'web';
@@ -174,7 +174,7 @@ function commitMessage(req: CreateRequest, fileCount: number, fetched: { source:
   const git = fetched.filter((f) => f.source.type === 'git').map((f) => `${repoDisplayName(f.source.url)}@${shortSha(f.source.commit)}`);
   const web = fetched.filter((f) => f.source.type === 'web').length;
   const from = [...git, ...(web ? [`${web} web page${web === 1 ? '' : 's'}`] : [])].join(' + ');
-  return `create topic ${req.topic_id}: ${formatCount(fileCount)} files from ${from}\n\n${req.title}`;
+  return `create topic ${req.topic_id}: ${countOf(fileCount, 'file')} from ${from}\n\n${req.title}`;
 }
 
 async function phaseTwo(root: string, req: CreateRequest, opts: CreateOptions): Promise<CreateResult> {

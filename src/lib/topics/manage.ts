@@ -135,7 +135,7 @@ export async function deleteTopic(root: string, id: string, author: CommitAuthor
     const aside = stagingPath(root, `deleted-${id}`);
     m.setAside(aside);
     await rename(dir, aside);
-    return { message: `delete topic ${id}${front ? `: ${fileCount} files (${front.title})` : ''}`, value: fileCount };
+    return { message: `delete topic ${id}${front ? `: ${fileCount} file${fileCount === 1 ? '' : 's'} (${front.title})` : ''}`, value: fileCount };
   });
   try {
     const { removeTopicIndex } = await import('../index/service.js');

