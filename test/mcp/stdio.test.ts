@@ -173,8 +173,8 @@ describe('approval', () => {
     expect(r.data).toMatchObject({ status: 'created', topic_id: 'topic-levers', file_count: 1 });
     const asked = asking.elicited.at(-1)!;
     expect(asked).toContain("Create reference topic 'Levers' (topic-levers)?");
-    expect(asked).toMatch(/Sources: levers: 1 files/);
-    expect(asked).toMatch(/Estimated cost: 1 files.*chunks.*indexing/);
+    expect(asked).toMatch(/Sources: levers: 1 file, /);
+    expect(asked).toMatch(/Estimated cost: 1 file, .*~1 chunk;.*indexing/);
     expect(git(root, 'log', '-1', '--format=%s')).toMatch(/^create topic topic-levers/);
   });
 

@@ -9,7 +9,7 @@
  * that fails to ask: the plain `approval_required` answer, so the host's own approval still works.
  */
 import type { ApprovalRequired } from '../topics/create.js';
-import { formatBytes, formatCount } from '../topics/summary.js';
+import { countOf, formatBytes } from '../topics/summary.js';
 
 /** Mean characters per chunk and whole-create speed, measured by bench/throughput.ts (node_modules corpus, this class of machine). */
 const BYTES_PER_CHUNK = 750;
@@ -48,8 +48,8 @@ export function estimateCost(a: Pick<ApprovalRequired, 'sources'>, embedder: str
   const indexSeconds = files / CREATE_FILES_PER_S;
   const vectorSeconds = embedder ? chunks / EMBED_CHUNKS_PER_S : null;
   const parts = [
-    `${formatCount(files)} files${bytes !== null && bytes > 0 ? `, ${formatBytes(bytes)}` : ''}`,
-    `~${formatCount(chunks)} chunks`,
+    `${countOf(files, 'file')}${bytes !== null && bytes > 0 ? `, ${formatBytes(bytes)}` : ''}`,
+    `~${countOf(chunks, 'chunk')}`,
     `indexing ${human(indexSeconds)} plus download time`,
   ];
   if (vectorSeconds !== null) parts.push(`vectors (${embedder}) ${human(vectorSeconds)} in the background`);
