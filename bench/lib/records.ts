@@ -4,7 +4,7 @@
  * the merge rule; reading and writing files lives in store.ts.
  */
 
-export type BenchName = 'quality' | 'throughput' | 'sync' | 'latency';
+export type BenchName = 'quality' | 'throughput' | 'sync' | 'latency' | 'repo-qa';
 
 export interface Machine {
   cpus: number;
