@@ -2,6 +2,7 @@
  * Answers from real repositories (issue 12):
  *
  *   npm run bench:repo-qa -- [--repo minisearch,qs,...] [--embedder none] [--variant NAME] [--smoke] [--show]
+ *                            [--role-boosts docs=1.1,example=1.1,test=0.8 --reuse --no-save]   (the role-prior sweep)
  *
  * bench/repo-qa/questions.json holds the questions a developer asks about five real repositories
  * (installed packages with their READMEs, sources and tests: minisearch, qs, web-tree-sitter,
@@ -99,6 +100,10 @@ export interface RepoQaOptions {
   workDir: string;
   quiet?: boolean;
   questionsFile?: string;
+  /** Role multipliers to measure (the sweep behind fusion.ts's ROLE_BOOSTS). */
+  roleBoosts?: Partial<Record<'docs' | 'example' | 'code' | 'test', number>>;
+  /** Reuse an existing topic built by an earlier run (sweeps). */
+  reuse?: boolean;
 }
 
 export async function runRepoQa(opts: RepoQaOptions): Promise<BenchRecord[]> {
@@ -116,8 +121,8 @@ export async function runRepoQa(opts: RepoQaOptions): Promise<BenchRecord[]> {
     const root = join(base, `kb-${embedder}-${opts.variant ?? 'current'}`);
     const topicId = `topic-${spec.name}`;
     const progress = stderrProgress(`repo-qa ${spec.name}`, opts.quiet);
-    // Always a fresh topic: the point is to measure the current fetch + chunking.
-    await freshRootWithTopic(root, { topicId, title: `${spec.name} repository`, url: repo.url, embedderFlag: embedder }, progress);
+    // A fresh topic unless asked to reuse: the point is to measure the current fetch + chunking.
+    if (!opts.reuse || !topicReady(root, topicId)) await freshRootWithTopic(root, { topicId, title: `${spec.name} repository`, url: repo.url, embedderFlag: embedder }, progress);
     if (!topicReady(root, topicId)) throw new Error(`topic ${topicId} missing`);
     const chunks = await chunkCount(root, topicId);
     const run: Run = new Map();
@@ -130,7 +135,7 @@ export async function runRepoQa(opts: RepoQaOptions): Promise<BenchRecord[]> {
     for (const q of questions) {
       qrels.set(q.id, new Map(Object.entries(q.relevant)));
       const t = performance.now();
-      const res = await searchReferences(root, { question: q.q, topic: topicId, limit: 30, mode: embedder === 'none' ? 'lexical' : 'hybrid', embedderFlag: embedder, maxChars: 4000 });
+      const res = await searchReferences(root, { question: q.q, topic: topicId, limit: 30, mode: embedder === 'none' ? 'lexical' : 'hybrid', embedderFlag: embedder, maxChars: 4000, ...(opts.roleBoosts ? { roleBoosts: opts.roleBoosts } : {}) });
       times.push(performance.now() - t);
       run.set(q.id, res.results.map((h) => h.path));
       const first = res.results.slice(0, 3);
@@ -206,8 +211,13 @@ async function main(): Promise<void> {
       'work-dir': { type: 'string' },
       'out-dir': { type: 'string' },
       'no-save': { type: 'boolean', default: false },
+      'role-boosts': { type: 'string' },
+      reuse: { type: 'boolean', default: false },
     },
   });
+  const roleBoosts = values['role-boosts']
+    ? Object.fromEntries(values['role-boosts'].split(',').map((kv) => { const [k, v] = kv.split('='); return [k!, Number(v)]; }))
+    : undefined;
   const smoke = values.smoke!;
   const workDir = values['work-dir'] ?? (smoke ? join(WORK_DIR, 'smoke') : WORK_DIR);
   const t0 = performance.now();
@@ -218,6 +228,8 @@ async function main(): Promise<void> {
     smoke,
     show: values.show,
     workDir,
+    roleBoosts,
+    reuse: values.reuse,
   });
   printRepoQa(records);
   if (!values['no-save']) saveRecords(records, outputsFor(smoke, values['out-dir']));
