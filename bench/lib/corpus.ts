@@ -38,7 +38,7 @@ const MARKER = '.bench-corpus';
 export async function repoFromFiles(
   dir: string,
   key: string,
-  files: () => Iterable<[string, string]> | AsyncIterable<[string, string]>,
+  files: () => Iterable<[string, string | Uint8Array]> | AsyncIterable<[string, string | Uint8Array]>,
 ): Promise<Repo> {
   const marker = `${dir}${MARKER}`;
   if (existsSync(join(dir, '.git')) && existsSync(marker)) {

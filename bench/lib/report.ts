@@ -79,6 +79,9 @@ function sorted(records: readonly BenchRecord[], bench: BenchName): BenchRecord[
           a.embedder.localeCompare(b.embedder) ||
           rank(MODES, a.mode) - rank(MODES, b.mode)
         );
+      case 'repo-qa':
+        return (a.dataset === 'all repositories' ? 1 : 0) - (b.dataset === 'all repositories' ? 1 : 0) ||
+          a.dataset.localeCompare(b.dataset) || b.mode.length - a.mode.length || a.mode.localeCompare(b.mode);
       case 'latency':
         return sizeOf(a) - sizeOf(b) || rank(PATHS, a.mode) - rank(PATHS, b.mode) || a.mode.localeCompare(b.mode);
       case 'throughput':
@@ -122,6 +125,22 @@ export function qualityTable(records: readonly BenchRecord[]): string {
     mark(qualityVerdict(r, records)),
   ]);
   return mdTable(['data set', 'embedder', 'mode', 'nDCG@10', 'Recall@10', 'MRR@10', 'published nDCG@10', 'target'], rows);
+}
+
+export function repoQaTable(records: readonly BenchRecord[]): string {
+  const rs = sorted(records, 'repo-qa');
+  if (rs.length === 0) return '_No repo-qa records yet._';
+  const rows = rs.map((r) => [
+    r.dataset,
+    r.mode,
+    r.embedder,
+    fmtNumber(metric(r, 'top3'), 'score'),
+    fmtNumber(metric(r, 'ndcg10'), 'score'),
+    fmtNumber(metric(r, 'scraps3'), 'score'),
+    fmtNumber(metric(r, 'dups3'), 'score'),
+    fmtNumber(metric(r, 'queries')),
+  ]);
+  return mdTable(['repository', 'code', 'embedder', 'useful file in top 3', 'nDCG@10', 'scraps in top 3', 'duplicate in top 3', 'questions'], rows);
 }
 
 export function latencyTable(records: readonly BenchRecord[]): string {
@@ -206,6 +225,13 @@ const SECTIONS: { bench: BenchName; title: string; table: (rs: readonly BenchRec
     table: qualityTable,
     about:
       'One file per document in a git repository, a topic created from it through the real `topic create` path, every query through `searchReferences` (limit 100), hits mapped back to documents (best rank per document), top 10 scored with trec_eval conventions.',
+  },
+  {
+    bench: 'repo-qa',
+    title: 'Answers from real repositories (repo-qa)',
+    table: repoQaTable,
+    about:
+      'bench/repo-qa/questions.json: questions a developer asks about five real repositories (installed packages committed as git repositories and fetched over file:// through `topic create`), each with the files a person would open to answer it, written from the docs before any run. top-3 useful = share of questions with a graded file among the first 3 hits; nDCG@10 over distinct files (best rank per file); scraps = hits of fewer than 3 non-blank lines among the first 3; duplicate = first 3 hits holding the same text twice. `lexical (before)` is the code at 8ce9fd9.',
   },
   {
     bench: 'latency',

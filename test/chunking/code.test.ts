@@ -19,7 +19,8 @@ describe.each(FIXTURES)('chunkCode $language', (fx) => {
       expect(hits[0].title).toContain(symbol);
     }
     for (const c of chunks) {
-      expect(c.role).toBe('code');
+      // Test blocks inside a source file (a Rust `mod tests`) are ranked as tests.
+      expect(c.role).toBe(c.kind === 'test' ? 'test' : 'code');
       expect(c.language).toBe(fx.language);
     }
   });

@@ -273,7 +273,7 @@ mod tests {
     }
 }
 `,
-    symbols: { Point: 'struct', Shape: 'impl', Area: 'type', HasArea: 'interface', total_area: 'function', tests: 'module' },
+    symbols: { Point: 'struct', Shape: 'impl', Area: 'type', HasArea: 'interface', total_area: 'function', 'tests.circle_area': 'test' },
     docOf: ['Point', '/// A point in 2D space.'],
     bigClass: { name: 'Shape', kind: 'impl', methods: ['area', 'translate'] },
   },  {

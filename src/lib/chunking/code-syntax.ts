@@ -81,6 +81,26 @@ const FUNCTION_VALUES = new Set([
   'arrow_function', 'function_expression', 'function', 'generator_function', 'class', 'class_expression',
 ]);
 
+const TRIVIAL_TYPES = new Set([
+  'import_statement', 'import_declaration', 'import_from_statement', 'future_import_statement',
+  'use_declaration', 'extern_crate_declaration', 'package_clause', 'package_declaration',
+  'preproc_include', 'using_directive', 'namespace_use_declaration', 'inner_attribute_item',
+  'hash_bang_line', 'import_list',
+]);
+
+/**
+ * Statements that cannot answer anything on their own: imports, `use`, package lines, comments,
+ * attributes, `'use strict'`, `const x = require('x')`, a body-less `mod x;`.
+ */
+export function isTrivialNode(node: Node): boolean {
+  if (isCommentLike(node) || TRIVIAL_TYPES.has(node.type)) return true;
+  if (node.type === 'mod_item' && !node.childForFieldName('body')) return true;
+  if (node.type === 'expression_statement' && /^\s*['"]use strict['"];?\s*$/.test(node.text)) return true;
+  if ((node.type === 'lexical_declaration' || node.type === 'variable_declaration') &&
+    /^\s*(const|let|var)\s+[^=]+=\s*require\(\s*['"][^'"]+['"]\s*\)(\.[\w$]+)*\s*[;,]?\s*$/.test(node.text)) return true;
+  return false;
+}
+
 export function isCommentLike(node: Node): boolean {
   return node.type.includes('comment') || node.type === 'attribute_item' || node.type === 'decorator';
 }
@@ -172,6 +192,39 @@ function jsAssignment(node: Node): SymbolInfo | undefined {
   return { kind, name: cleanName(name), def: node };
 }
 
+/** Test-runner calls: describe/it/test (jest, vitest, mocha, node:test), tape's t.test, suite/context. */
+const TEST_CALLEES = /^(describe|context|suite|it|test|specify|bench|t|st|tt)$/;
+const TEST_MODIFIERS = /^(only|skip|todo|each|concurrent|failing|sequential|serial|fails|runIf|skipIf)$/;
+const STRING_TYPES = new Set(['string', 'template_string']);
+
+/** `describe('name', () => {…})`, `it.only("…", async function () {…})`, `t.test('…', (st) => {…})`. */
+function jsTestCall(node: Node): SymbolInfo | undefined {
+  let call = node.namedChildren.find((c) => c !== null && c.type === 'call_expression');
+  if (!call) {
+    // `await t.test(...)`
+    const aw = node.namedChildren.find((c) => c !== null && c.type === 'await_expression');
+    call = aw?.namedChildren.find((c) => c !== null && c.type === 'call_expression');
+  }
+  if (!call) return undefined;
+  let callee = call.childForFieldName('function');
+  // it.each(table)('name', fn): look through the inner call.
+  if (callee?.type === 'call_expression') callee = callee.childForFieldName('function');
+  if (!callee) return undefined;
+  const parts = callee.text.split('.');
+  const known = parts[0] === 'test' || parts[0] === 'it' || parts[0] === 'describe' || parts[0] === 'context' || parts[0] === 'suite' || parts[0] === 'specify' || parts[0] === 'bench'
+    ? parts.slice(1).every((p) => TEST_MODIFIERS.test(p))
+    : parts.length === 2 && TEST_CALLEES.test(parts[0]!) && /^(test|it|describe)$/.test(parts[1]!);
+  if (!known) return undefined;
+  const args = call.childForFieldName('arguments')?.namedChildren.filter((c): c is Node => c !== null) ?? [];
+  const title = args[0];
+  const fn = args.find((a) => FUNCTION_VALUES.has(a.type));
+  if (!title || !STRING_TYPES.has(title.type) || !fn) return undefined;
+  const raw = title.text.replace(/^['"`]|['"`]$/g, '').replace(/\s+/g, ' ').trim() || '(unnamed)';
+  const name = raw.length > 120 ? `${raw.slice(0, 117)}...` : raw;
+  const suite = /^(describe|context|suite)$/.test(parts[0]!) || parts[parts.length - 1] === 'describe';
+  return { kind: 'test', name, title: `${suite ? 'describe' : 'test'} ${name}`, def: fn };
+}
+
 function firstSymbol(nodes: Array<Node | null>): SymbolInfo | undefined {
   for (const c of nodes) {
     if (!c) continue;
@@ -215,7 +268,7 @@ export function classify(node: Node): Classification {
       info = firstSymbol([node.childForFieldName('definition')]);
       break;
     case 'expression_statement':
-      info = firstSymbol(node.namedChildren.filter((c) => c?.type === 'internal_module')) ?? jsAssignment(node);
+      info = firstSymbol(node.namedChildren.filter((c) => c?.type === 'internal_module')) ?? jsAssignment(node) ?? jsTestCall(node);
       break;
     case 'lexical_declaration':
     case 'variable_declaration':

@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import type { Language, Node, Parser } from 'web-tree-sitter';
-import { classify, isCommentLike, membersOf, type SymbolInfo } from './code-syntax.js';
+import { classify, isCommentLike, isTrivialNode, membersOf, type SymbolInfo } from './code-syntax.js';
 import { chunkLines } from './lines.js';
 import { roleForPath } from './paths.js';
 import type { Chunk } from './types.js';
@@ -27,7 +27,7 @@ const MAX_PARSE_CHARS = 2_000_000;
 /** A parse running longer than this is cancelled and the file windowed instead. */
 const PARSE_BUDGET_MS = 10_000;
 /** Symbols that may hold members and so may be split into header + members. */
-const CONTAINER_KINDS = new Set(['class', 'interface', 'impl', 'struct', 'enum', 'module']);
+const CONTAINER_KINDS = new Set(['class', 'interface', 'impl', 'struct', 'enum', 'module', 'test']);
 const MAX_DEPTH = 6;
 
 interface Runtime {
@@ -116,6 +116,8 @@ interface Unit {
   label: Label;
   sym?: Label & { symbol: string };
   info?: SymbolInfo;
+  /** Only imports, comments, attributes and the like: cannot answer anything alone. */
+  trivial?: boolean;
 }
 
 interface Seg extends Unit {
@@ -125,9 +127,27 @@ interface Seg extends Unit {
 
 interface Ctx {
   prefix?: string;
+  /** Joins prefix and member names: "." for classes, " > " inside test suites. */
+  sep?: string;
   inClass: boolean;
+  /** Inside a test block (a describe, a Rust `mod tests`, a Python `class Test…`). */
+  inTest?: boolean;
   stmt: Label;
   depth: number;
+}
+
+/** Test functions by naming convention, per language. */
+function isTestFunction(language: string, path: string, name: string, attrs: string): boolean {
+  if (language === 'rust') return /#\[\s*(\w+::)*test\b/.test(attrs);
+  if (language === 'python') return /^test/.test(name.slice(name.lastIndexOf('.') + 1));
+  if (language === 'go') return /_test\.go$/.test(path) && /^(Test|Benchmark|Fuzz|Example)([A-Z_]|$)/.test(name);
+  return false;
+}
+
+function isTestContainer(language: string, info: SymbolInfo, attrs: string): boolean {
+  if (language === 'rust') return info.kind === 'module' && (info.name === 'tests' || /#\[\s*cfg\s*\(\s*test\s*\)/.test(attrs));
+  if (language === 'python') return info.kind === 'class' && /^Test/.test(info.name);
+  return false;
 }
 
 class TreeChunker {
@@ -157,7 +177,7 @@ class TreeChunker {
     let pending: Node[] = [];
     let lastEnd = -1;
     const flush = (): void => {
-      for (const c of pending) raw.push({ a: startRow(c), b: endRow(c), label: ctx.stmt });
+      for (const c of pending) raw.push({ a: startRow(c), b: endRow(c), label: ctx.stmt, trivial: true });
       pending = [];
     };
     for (const { node, info } of items) {
@@ -167,16 +187,25 @@ class TreeChunker {
         continue;
       }
       let a = startRow(node);
+      let attrs = '';
       if (info && pending.length && a <= endRow(pending[pending.length - 1]) + 1) {
         a = startRow(pending[0]);
+        attrs = pending.filter((p) => p.type !== 'comment' && !p.type.includes('comment')).map((p) => p.text).join('\n');
         pending = [];
       } else flush();
       if (info) {
-        const symbol = ctx.prefix ? `${ctx.prefix}.${info.name}` : info.name;
-        const kind = ctx.inClass && info.kind === 'function' ? 'method' : info.kind;
-        const sym = { kind, symbol, title: info.title && !ctx.prefix ? info.title : `${kind} ${symbol}` };
-        raw.push({ a, b: endRow(node), label: sym, sym, info });
-      } else raw.push({ a, b: endRow(node), label: ctx.stmt });
+        const { language, path } = this.meta;
+        const test = info.kind === 'test' || isTestContainer(language, info, attrs) ||
+          ((info.kind === 'function' || info.kind === 'method') && (isTestFunction(language, path, info.name, attrs) || (ctx.inTest === true && /#\[/.test(attrs))));
+        const sep = ctx.sep ?? '.';
+        const symbol = ctx.prefix ? `${ctx.prefix}${sep}${info.name}` : info.name;
+        const kind = test ? 'test' : ctx.inClass && info.kind === 'function' ? 'method' : info.kind;
+        const title = test
+          ? (ctx.prefix ? `${info.title?.split(' ')[0] === 'describe' ? 'describe' : 'test'} ${symbol}` : info.title ?? `test ${symbol}`)
+          : info.title && !ctx.prefix ? info.title : `${kind} ${symbol}`;
+        const sym = { kind, symbol, title };
+        raw.push({ a, b: endRow(node), label: sym, sym, info: test && info.kind !== 'test' ? { ...info, kind: 'test' } : info });
+      } else raw.push({ a, b: endRow(node), label: ctx.stmt, trivial: isTrivialNode(node) });
       lastEnd = endRow(node);
     }
     flush();
@@ -221,9 +250,12 @@ class TreeChunker {
     if (!u.sym || !u.info || !CONTAINER_KINDS.has(u.sym.kind) || ctx.depth >= MAX_DEPTH) return undefined;
     const members = membersOf(u.info.def);
     if (members.length === 0) return undefined;
+    const jsTest = u.info.kind === 'test' && u.sym.kind === 'test' && u.info.def.type !== 'class_definition' && u.info.def.type !== 'mod_item';
     const inner: Ctx = {
       prefix: u.sym.symbol,
-      inClass: true,
+      sep: jsTest ? ' > ' : '.',
+      inClass: !jsTest,
+      inTest: ctx.inTest || u.sym.kind === 'test',
       stmt: { title: `${u.sym.title} (body)`, kind: u.sym.kind, symbol: u.sym.symbol },
       depth: ctx.depth + 1,
     };
@@ -234,7 +266,10 @@ class TreeChunker {
     const out: Seg[][] = [];
     // The header (doc comment, signature, fields before the first member) is a small chunk of its own.
     const headerEnd = units[k].a - 1;
-    if (headerEnd >= u.a) {
+    if (u.sym.kind === 'test' && headerEnd >= u.a && this.idx.size(u.a, units[k].b) <= this.o.maxChars) {
+      // A suite's opening line (and its setup) travels with its first test.
+      units[k] = { ...units[k], a: u.a };
+    } else if (headerEnd >= u.a) {
       if (this.idx.size(u.a, headerEnd) <= this.o.maxChars) out.push([{ a: u.a, b: headerEnd, label: u.sym, sym: u.sym }]);
       else out.push(...this.windows(u.a, headerEnd, u.sym));
     }
@@ -251,7 +286,15 @@ class TreeChunker {
       run = [];
     };
     for (const u of units) {
-      if (this.idx.size(u.a, u.b) <= this.o.maxChars) {
+      const fits = this.idx.size(u.a, u.b) <= this.o.maxChars;
+      if (u.sym?.kind === 'test') {
+        // One chunk per test: a test never shares a chunk with its neighbours, and a suite is
+        // cut into its tests whatever its size.
+        flushRun();
+        groups.push(...(this.expand(u, ctx) ?? (fits ? [[u]] : this.windows(u.a, u.b, u.label))));
+        continue;
+      }
+      if (fits) {
         run.push(u);
         continue;
       }
@@ -259,6 +302,7 @@ class TreeChunker {
       groups.push(...(this.expand(u, ctx) ?? this.windows(u.a, u.b, u.label)));
     }
     flushRun();
+    this.absorbScraps(groups);
     // A scrap of plain code after a split class or function (a namespace's closing brace, an
     // #endif) joins the chunk before it rather than standing alone.
     for (let i = groups.length - 1; i > 0; i--) {
@@ -272,6 +316,48 @@ class TreeChunker {
       }
     }
     return groups;
+  }
+
+  /**
+   * No scraps: a group of only imports / comments / attributes, or a small group with no symbol,
+   * joins the group after it when it leads (a file's imports and module comment travel with its
+   * first item), else the group before it; only when neither fits does it stay alone.
+   */
+  absorbScraps(groups: Seg[][]): void {
+    const { idx, o } = this;
+    const span = (g: Seg[]): [number, number] => [g[0].a, g[g.length - 1].b];
+    const meaningful = (a: number, b: number): number => {
+      let n = 0;
+      for (let r = a; r <= b && n < 3; r++) if (!idx.isBlank(r) && !/^\s*[})\];,]*\s*$/.test(idx.line(r))) n++;
+      return n;
+    };
+    const isScrap = (g: Seg[]): boolean => {
+      if (g.some((x) => x.range)) return false;
+      if (g.every((x) => x.trivial)) return true;
+      const [a, b] = span(g);
+      return !g.some((x) => x.sym) && (idx.size(a, b) < o.minChars || meaningful(a, b) < 3);
+    };
+    const fits = (x: Seg[], y: Seg[]): boolean => !x[0].range && !y[0].range && idx.size(Math.min(x[0].a, y[0].a), Math.max(x[x.length - 1].b, y[y.length - 1].b)) <= o.maxChars;
+    for (let i = 0; i < groups.length; i++) {
+      const g = groups[i];
+      if (groups.length < 2 || !isScrap(g)) continue;
+      const prev = groups[i - 1];
+      const next = groups[i + 1];
+      const leading = i === 0 || g.every((x) => x.trivial);
+      if (leading && next && fits(g, next)) {
+        next.unshift(...g);
+        groups.splice(i, 1);
+        i--;
+      } else if (prev && fits(prev, g)) {
+        prev.push(...g);
+        groups.splice(i, 1);
+        i--;
+      } else if (next && fits(g, next)) {
+        next.unshift(...g);
+        groups.splice(i, 1);
+        i--;
+      }
+    }
   }
 
   /** Small neighbours of one level join into groups of about minChars, never over maxChars. */
@@ -296,7 +382,8 @@ class TreeChunker {
         const title = titles.length > 4 ? `${titles.slice(0, 4).join(', ')} +${titles.length - 4} more` : titles.join(', ');
         label = { ...main.sym!, title };
       }
-      const c = makeChunk(idx, s, e, this.meta, label);
+      const test = label.kind === 'test';
+      const c = makeChunk(idx, s, e, test && this.meta.role === 'code' ? { ...this.meta, role: 'test' } : this.meta, label);
       if (c) this.chunks.push(c);
     }
   }

@@ -75,13 +75,36 @@ export function isProsePath(path: string): boolean {
   return ext === '' && DOC_DIR.test(`/${dir}`);
 }
 
+/** Folders of tests, and test file names (JS/TS, Python, Go, Ruby, Rust integration tests). */
+const TEST_DIR = /(^|\/)(tests?|__tests__|__mocks__|specs?|testdata|test-?fixtures)\//i;
+const TEST_NAME = /(\.(test|spec|e2e-spec)\.[^.]+$)|(^test_[^/]*\.py$)|(_test\.(py|go|rb|exs?|dart)$)|(_spec\.rb$)|(^tests?\.(py|rs|js|ts)$)|(Tests?\.(java|kt|cs|swift)$)/i;
+/** Folders and names of runnable examples. */
+const EXAMPLE_DIR = /(^|\/)(examples?|demos?|samples?|cookbook|recipes|playground)\//i;
+const EXAMPLE_NAME = /(^|[_.-])(example|examples|demo)([_.-]|$)/i;
+
+export function isTestPath(path: string): boolean {
+  const { dir, name } = splitName(path);
+  return TEST_NAME.test(name) || TEST_DIR.test(`/${dir}`);
+}
+
+export function isExamplePath(path: string): boolean {
+  const { dir, name } = splitName(path);
+  const stem = name.replace(/\.[^.]*$/, '');
+  return EXAMPLE_DIR.test(`/${dir}`) || EXAMPLE_NAME.test(stem);
+}
+
 /**
  * docs for prose (markdown, rst, text, asciidoc, web pages, README/CHANGELOG and friends,
- * extensionless files under docs/); code for everything else, data and config included.
+ * extensionless files under docs/); example for files under examples/ (or named *_example*);
+ * test for test files (by name, or under a tests/ folder); code for everything else, data and
+ * config included. Prose stays docs wherever it is, except in an examples folder.
  */
 export function roleForPath(path: string): Role {
   const { ext } = splitName(path);
-  if (isProsePath(path) || PAGE_EXT.has(ext)) return 'docs';
+  const prose = isProsePath(path) || PAGE_EXT.has(ext);
+  if (isExamplePath(path) && (!prose || EXAMPLE_DIR.test(`/${splitName(path).dir}`))) return 'example';
+  if (prose) return 'docs';
+  if (isTestPath(path)) return 'test';
   return 'code';
 }
 

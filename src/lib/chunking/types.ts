@@ -1,5 +1,9 @@
-/** A file's role decides ranking (docs are boosted over code) and which chunker applies. */
-export type Role = 'docs' | 'code';
+/**
+ * A file's (or chunk's) role decides ranking (docs and examples over code, tests below) and which
+ * chunker applies: docs = prose; example = files under examples/ or named *_example*; test = test
+ * files and test blocks (a Rust `mod tests` inside a source file included); code = the rest.
+ */
+export type Role = 'docs' | 'example' | 'code' | 'test';
 
 /** One searchable piece of a reference file. Lines are 1-based and inclusive. */
 export interface Chunk {
@@ -12,7 +16,7 @@ export interface Chunk {
   title: string;
   /** Symbol name for code chunks cut by syntax tree (e.g. "parseConfig", "Foo.bar"). */
   symbol?: string;
-  /** function | class | method | interface | impl | struct | enum | type | module | section | window */
+  /** function | class | method | interface | impl | struct | enum | type | module | test | section | window */
   kind: string;
   /** Language id for code (typescript, python, …); "markdown" / "text" for docs. */
   language: string;

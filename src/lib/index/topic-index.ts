@@ -17,7 +17,7 @@ import { forgetSegments, loadSegment, removeSegmentFiles, type Segment, type Sto
 
 export type { ChunkRecord, StoredChunk } from './segments.js';
 
-const TOPIC_FORMAT = 3; // 2: segments; 3: chunk counts instead of id lists
+const TOPIC_FORMAT = 4; // 2: segments; 3: chunk counts instead of id lists; 4: chunker of issue 12 (test blocks, roles, no scraps)
 
 export interface VectorState {
   key: string;

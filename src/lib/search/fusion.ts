@@ -63,6 +63,35 @@ export const VECTOR_ANCHOR_RANK = 50;
 export const DOCS_BOOST = 1.1;
 export const PROBLEMATIC_FACTOR = 0.5;
 
+/**
+ * Role priors (issue 12), multiplying the fused score like the docs boost: docs and examples win
+ * close calls against code, tests lose them. Chosen on bench/repo-qa (55 natural-language
+ * questions about minisearch, qs, web-tree-sitter, express and zod; lexical; test files cut by
+ * test block), `npm run bench:repo-qa -- --reuse --no-save --role-boosts docs=…,example=…,test=…`:
+ *
+ *   docs  example  test   useful file in top 3   nDCG@10
+ *   1.0   1.0      1.0    0.727                  0.671   (no priors: one focused chunk per test wins on BM25)
+ *   1.1   1.1      1.0    0.745                  0.701
+ *   1.1   1.1      0.9    0.818                  0.739
+ *   1.1   1.1      0.8    0.873                  0.766
+ *   1.1   1.1      0.7    0.909                  0.778
+ *   1.1   1.1      0.6    0.909                  0.788   ← chosen
+ *   1.1   1.1      0.5    0.909                  0.792
+ *   1.2   1.2      0.7    0.909                  0.783
+ *   1.3   1.3      0.7    0.909                  0.779
+ *   1.05  1.05     0.7    0.909                  0.776
+ *
+ * Tests: ×0.6 takes nearly all of the gain; ×0.5 adds 0.004 and would hide tests even when a
+ * question matches one far better. Docs: 1.1 to 1.3 are within 0.005 at equal test weight, so the
+ * measured 1.1 stays (SciFact/CoSQA are all one role and cannot tell). Examples: none of these
+ * repositories has an examples/ folder, so their weight is not measured here; they take the docs
+ * weight, as both are written for a reader.
+ */
+export const ROLE_BOOSTS: Readonly<Record<Role, number>> = { docs: DOCS_BOOST, example: DOCS_BOOST, code: 1, test: 0.6 };
+
+/** Translated copies of docs (translations/, i18n/, docs/<lang>/ beside an English copy) sink below the original. */
+export const TRANSLATION_FACTOR = 0.7;
+
 export interface FusionCandidate {
   /** Unique across the whole search (topic + chunk id). */
   key: string;
@@ -74,6 +103,8 @@ export interface FusionCandidate {
   /** Topic trust score, 0–10. */
   trust: number;
   fileStatus: FileStatus;
+  /** A translated copy of a document whose original is in the topic. */
+  translated?: boolean;
 }
 
 export interface RankedItem {
@@ -92,6 +123,8 @@ export interface FusionOptions {
   /** The rank offset of 1/(k + rank), for RRF and for the boosts (default RRF_K). */
   k?: number;
   docsBoost?: number;
+  /** Per-role multipliers (default ROLE_BOOSTS; `docsBoost` overrides the docs entry). */
+  roleBoosts?: Partial<Record<Role, number>>;
   problematicFactor?: number;
   /** Merge overlapping/adjacent chunks of one file (default true). */
   merge?: boolean;
@@ -161,9 +194,14 @@ export function trustFactor(trust: number): number {
   return 0.9 + t / 100;
 }
 
-export function boostsFor(c: Pick<FusionCandidate, 'role' | 'trust' | 'fileStatus'>, opts: FusionOptions = {}): Boosts {
+export function roleBoost(role: Role, opts: FusionOptions = {}): number {
+  if (role === 'docs' && opts.docsBoost !== undefined) return opts.docsBoost;
+  return opts.roleBoosts?.[role] ?? ROLE_BOOSTS[role] ?? 1;
+}
+
+export function boostsFor(c: Pick<FusionCandidate, 'role' | 'trust' | 'fileStatus' | 'translated'>, opts: FusionOptions = {}): Boosts {
   return {
-    role: c.role === 'docs' ? (opts.docsBoost ?? DOCS_BOOST) : 1,
+    role: roleBoost(c.role, opts) * (c.translated ? TRANSLATION_FACTOR : 1),
     trust: trustFactor(c.trust),
     status: c.fileStatus === 'problematic' ? (opts.problematicFactor ?? PROBLEMATIC_FACTOR) : 1,
   };

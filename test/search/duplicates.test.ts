@@ -1,0 +1,45 @@
+/** Issue 12: duplicate READMEs fold into one hit with also_in; tests rank below docs. */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+import { fingerprint, sameText, searchReferences } from '../../src/lib/search/search.js';
+import { makeTmpRoot, writeTopic } from '../index/helpers.js';
+
+const readme = `# Widgetry\n\nWidgetry renders widgets. To boost a field, pass \`boost: { title: 2 }\` in the search options so matches in the title count more than matches in the text.\n\n## Install\n\nnpm install widgetry\n`;
+
+describe('duplicate folding', () => {
+  let env: ReturnType<typeof makeTmpRoot>;
+  beforeAll(async () => {
+    env = makeTmpRoot();
+    await writeTopic(env.root, {
+      id: 'topic-widgetry',
+      title: 'Widgetry',
+      body: 'Widgetry docs.',
+      files: {
+        'README.md': readme,
+        'packages/widgetry/README.md': readme,
+        'packages/core/README.md': `${readme}\nMIT.\n`,
+        'src/search.test.js': `describe('search', () => {\n  it('boost title matches count more than text matches', () => {\n    expect(search('title text', { boost: { title: 2 } })[0].id).toBe(1);\n  });\n});\n`,
+      },
+    });
+  });
+  afterAll(() => env.cleanup());
+
+  it('shows the text once, with the other paths in also_in', async () => {
+    const res = await searchReferences(env.root, { question: 'boost title matches count more than text', topic: 'topic-widgetry', embedder: null });
+    const readmes = res.results.filter((h) => h.path.endsWith('README.md'));
+    expect(readmes).toHaveLength(1);
+    expect(new Set([readmes[0]!.path, ...(readmes[0]!.also_in ?? [])])).toEqual(
+      new Set(['README.md', 'packages/widgetry/README.md', 'packages/core/README.md']),
+    );
+    // The docs answer ranks above the test block that repeats the question's words.
+    expect(res.results[0]!.role).toBe('docs');
+    expect(res.results.find((h) => h.path === 'src/search.test.js')?.role).toBe('test');
+  });
+
+  it('near-identical means ≥ 0.9 shingle overlap', () => {
+    const base = Array.from({ length: 200 }, (_, i) => `word${i}`).join(' ');
+    expect(sameText(fingerprint(base), fingerprint(`${base} extra`))).toBe(true);
+    expect(sameText(fingerprint(base), fingerprint(base.replace(/word1(\d)/g, 'other$1')))).toBe(false);
+    expect(sameText(fingerprint('a  b\nc'), fingerprint('A b c'))).toBe(true);
+  });
+});
