@@ -15,6 +15,7 @@ import { outputsFor, readRecords, saveRecords } from '../../bench/lib/store.js';
 import { loadBeir } from '../../bench/lib/beir.js';
 import { BENCH_DATA } from '../../bench/lib/store.js';
 import { pickFiles, runSync, uniqueWord } from '../../bench/sync.js';
+import { runRepoQa } from '../../bench/repo-qa.js';
 import { runThroughput } from '../../bench/throughput.js';
 import { tmpDir } from '../helpers/fixtures.js';
 
@@ -76,10 +77,13 @@ describe('smoke run → records → report', () => {
     expect(sync).toHaveLength(3);
     for (const r of sync) metricsPresent(r, ['median_ms', 'max_ms', 'runs']);
 
+    const repoQa = await runRepoQa({ smoke: true, workDir, quiet: true });
+    expect(repoQa.map((r) => r.bench)).toEqual(['repo-qa']);
+
     saveRecords([...quality, ...throughput], out);
-    saveRecords([...latency, ...sync], out);
+    saveRecords([...latency, ...sync, ...repoQa], out);
     const stored = readRecords(out.json);
-    expect(stored).toHaveLength(quality.length + throughput.length + latency.length + sync.length);
+    expect(stored).toHaveLength(quality.length + throughput.length + latency.length + sync.length + repoQa.length);
     const md = readFileSync(out.md, 'utf8');
     expect(md).toContain('# Benchmarks (smoke run)');
     expect(md).toContain('not real figures');
