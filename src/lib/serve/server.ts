@@ -156,7 +156,7 @@ async function preload(root: string, max: number, embedder: Embedder | null): Pr
   const ids = topics.filter((x) => x.front.status !== 'obsolete').map((x) => x.front.id);
   for (const id of ids.slice(0, max)) {
     try {
-      await syncIndex(root, { topicIds: [id], embedder, verify: true, lockTimeoutMs: 2000 });
+      await syncIndex(root, { topicIds: [id], embedder: null, verify: true, lockTimeoutMs: 2000 });
     } catch (err) {
       // Another process is writing this index: the first query loads it instead.
       if (!(err instanceof TkomaError && err.code === 'LOCKED')) throw err;
