@@ -65,7 +65,7 @@ export async function backgroundDisabled(root: string, env: NodeJS.ProcessEnv = 
 }
 
 /** How the worker module is started: the compiled .js directly, the TypeScript source through tsx. */
-function workerCommand(): { file: string; execArgv: string[] } {
+export function workerCommand(): { file: string; execArgv: string[] } {
   const here = import.meta.url;
   if (here.endsWith('.ts')) {
     const tsx = import.meta.resolve('tsx');
