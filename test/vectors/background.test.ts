@@ -89,7 +89,7 @@ async function until(cond: () => boolean | Promise<boolean>, ms = 60_000): Promi
 /** A worker started exactly as spawnVectorWorker would, but without its "one runs already" check. */
 function rawWorker(root: string): { pid: number; done: Promise<number | null>; output: () => string } {
   const { file, execArgv } = workerCommand();
-  const env = { ...process.env, TKOMA_REF_ROOT: root };
+  const env: NodeJS.ProcessEnv = { ...process.env, TKOMA_REF_ROOT: root };
   delete env.TKOMA_REF_VECTOR_WORKER;
   const child = spawn(process.execPath, [...execArgv, file, root], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';

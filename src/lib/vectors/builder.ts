@@ -245,6 +245,7 @@ export async function buildVectors(root: string, opts: BuildOptions): Promise<Bu
   if (Object.keys(notes.topics).length > 0 && (noteWork.length > 0 || notes.key !== key || Object.values(notes.topics).some((e) => !e.vector))) {
     await withIndexLock(root, () => syncNotes(root, embedder), { timeoutMs: lockTimeoutMs ?? 10 * 60_000 });
   }
+  await recordSpaceInMeta(root, embedder, lockTimeoutMs);
   if (!opts.chunks) return finish(false);
 
   // 2. Chunks: docs of every topic, then code; applied every few seconds and at the end.
@@ -336,4 +337,18 @@ export async function restoreNotesFromCache(root: string, space: { key: string; 
     await writeJsonAtomic(notesIndexFile(root), notes);
     return n;
   });
+}
+
+/** meta.json names the space the index is built in (what repairs fall back to when notes.json is lost). */
+async function recordSpaceInMeta(root: string, space: { key: string; dimension: number }, lockTimeoutMs?: number): Promise<void> {
+  const { readMeta, writeMeta, INDEX_FORMAT } = await import('../index/layout.js');
+  await withIndexLock(
+    root,
+    async () => {
+      const meta = await readMeta(root);
+      if (!meta || meta.format !== INDEX_FORMAT || (meta.embedder === space.key && meta.dimension === space.dimension)) return;
+      await writeMeta(root, { ...meta, embedder: space.key, dimension: space.dimension, updated_at: new Date().toISOString() });
+    },
+    { timeoutMs: lockTimeoutMs ?? 10 * 60_000 },
+  );
 }
