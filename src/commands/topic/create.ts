@@ -80,6 +80,7 @@ to fetch, commit and index. Several sources, or refs and paths per source: use -
       return [
         `Create reference topic '${r.title}' (${r.topic_id})?`,
         `  ${r.summary}`,
+        ...(r.estimate ? [`  ${r.estimate.summary}`] : []),
         ...r.sources.filter((s) => s.description).map((s) => `  ${s.display_name}: ${s.description}`),
         '',
         `Approve by running the same command with: --approve ${r.token}`,
@@ -91,6 +92,8 @@ to fetch, commit and index. Several sources, or refs and paths per source: use -
     ];
     for (const s of r.sources) lines.push(`  ${s.ok ? '✓' : '✗'} ${s.url}${s.commit ? `@${s.commit.slice(0, 7)}` : ''}: ${s.ok ? `${s.file_count} files` : s.error}`);
     if (r.skipped.count) lines.push(`  skipped ${r.skipped.count}: ${Object.entries(r.skipped.by_reason).map(([k, v]) => `${k} ${v}`).join(', ')}`);
+    const v = r.vector_search as { pending?: number; building?: { pid?: number } };
+    if (v.pending) lines.push(`  searchable now; ${formatCount(v.pending)} chunks wait for vectors${v.building?.pid ? ` (building in the background, pid ${v.building.pid})` : ' (`tkoma-ref index embed` builds them)'}`);
     for (const w of r.warnings) lines.push(`  warning: ${w}`);
     return lines.join('\n');
   }
