@@ -8,5 +8,7 @@ export default defineConfig({
     // The real embedding model and git subprocesses are CPU-heavy on two cores.
     pool: 'forks',
     maxWorkers: 2,
+    // No detached vector workers behind tests' backs; the tests of that worker turn it on.
+    env: { TKOMA_REF_VECTOR_WORKER: 'off' },
   },
 });

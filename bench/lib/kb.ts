@@ -69,9 +69,23 @@ export async function freshRootWithTopic(root: string, spec: TopicSpec, progress
     mkdirSync(dirname(cache), { recursive: true });
     renameSync(kept, cache);
   }
+  // The embedder is a recorded choice, and create builds only the lexical index: record it, then
+  // build every vector (chunks included: the bench measures them) in this process before asking.
+  const embed = spec.embedderFlag !== 'none';
+  if (embed) {
+    const { setEmbedder } = await import('../../src/lib/vectors/choice.js');
+    await setEmbedder(root, { provider: spec.embedderFlag, chunks: 'on' }, { startWorker: false });
+  }
   const req = validateCreateRequest({ topic_id: spec.topicId, title: spec.title, sources: [{ type: 'git', url: spec.url }] });
-  const res = await createTopic(root, req, { yes: true, author: { ghost: 'tkoma-bench' }, embedderFlag: spec.embedderFlag, progress });
+  const res = await createTopic(root, req, { yes: true, author: { ghost: 'tkoma-bench' }, embedderFlag: embed ? undefined : 'none', progress });
   if (res.status !== 'created') throw new Error(`topic ${spec.topicId} was not created: ${res.status}`);
   if (res.warnings.length) progress.warn(res.warnings.join('; '));
+  if (embed) {
+    const { resolveEmbedder } = await import('../../src/lib/index/embedder.js');
+    const { buildVectors } = await import('../../src/lib/vectors/builder.js');
+    const { embedder } = await resolveEmbedder(root);
+    if (!embedder) throw new Error(`embedder ${spec.embedderFlag} is not available`);
+    await buildVectors(root, { embedder, chunks: true });
+  }
   return res;
 }

@@ -62,7 +62,27 @@ export function regenerateReport(out: Outputs, records = readRecords(out.json)):
     preface: out.smoke ? '> Smoke run: a few documents and queries and tiny corpora, to keep the scripts working. These are not real figures.' : undefined,
   });
   mkdirSync(dirname(out.md), { recursive: true });
-  writeFileSync(out.md, md);
+  writeFileSync(out.md, md + keptSections(out.md));
+}
+
+/** Hand-written sections (between these markers) survive a regeneration, appended at the end. */
+export const KEEP_START = '<!-- hand-written: kept by bench/lib/store.ts -->';
+export const KEEP_END = '<!-- end hand-written -->';
+
+export function keptSections(file: string): string {
+  if (!existsSync(file)) return '';
+  const text = readFileSync(file, 'utf8');
+  const out: string[] = [];
+  let at = 0;
+  for (;;) {
+    const start = text.indexOf(KEEP_START, at);
+    if (start < 0) break;
+    const end = text.indexOf(KEEP_END, start);
+    if (end < 0) break;
+    out.push(text.slice(start, end + KEEP_END.length));
+    at = end + KEEP_END.length;
+  }
+  return out.length > 0 ? `\n${out.join('\n\n')}\n` : '';
 }
 
 /**

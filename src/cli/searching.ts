@@ -75,10 +75,9 @@ export async function runSearch(f: SearchFlags, question: string | undefined): P
   const { tryServer } = await import('../lib/serve/client.js');
   const served = f.server ? ((await tryServer(root, 'search', req, { onFallback: debugFallback })) as ReferenceSearchResult | undefined) : undefined;
   const result = served ?? (await (await import('../lib/search/search.js')).searchReferences(root, req));
-  // Say it only when vectors were expected: not after the operator chose `none` (said once, when
-  // it was chosen) nor under --mode lexical.
-  if (!result.vector_search.available && !f.json && !vectorsOffByChoice(result.vector_search.reason)) {
-    process.stderr.write(`${paint('yellow', 'Warning')}: vector search unavailable (${result.vector_search.reason}); lexical results only\n`);
+  if (!f.json) {
+    const line = vectorLine(result);
+    if (line) process.stderr.write(`${line}\n`);
   }
   return result;
 }
@@ -109,4 +108,18 @@ export function renderSearch(r: ReferenceSearchResult, explain: boolean): string
     out.push('');
   });
   return out.join('\n');
+}
+
+/** The one line people see about vectors (stderr), or null when there is nothing to say. */
+export function vectorLine(r: Pick<ReferenceSearchResult, 'vector_search' | 'topics_searched'>): string | null {
+  const v = r.vector_search;
+  const parts: string[] = [];
+  if (v.warning) parts.push(`${paint('yellow', 'Warning')}: ${v.warning}`);
+  const where = r.topics_searched.length === 1 ? r.topics_searched[0] : `${r.topics_searched.length} topics`;
+  if (v.chunk_vectors && v.coverage !== undefined && v.coverage < 1 && r.topics_searched.length > 0) {
+    parts.push(`vectors: ${Math.floor(v.coverage * 100)}% of ${where}, ${v.building ? 'building' : 'pending (`tkoma-ref index embed` builds them)'}`);
+  } else if (!v.available && v.chunk_vectors && !vectorsOffByChoice(v.reason)) {
+    parts.push(`${paint('yellow', 'Warning')}: vector search unavailable (${v.reason}); lexical results only`);
+  }
+  return parts.length > 0 ? parts.join('\n') : null;
 }

@@ -38,9 +38,8 @@ export default class Watch extends BaseCommand<typeof Watch> {
       close = server.close;
     } else {
       const { startWatch } = await import('../lib/watch.js');
-      const { resolveEmbedder } = await import('../lib/index/service.js');
-      const { embedder } = await resolveEmbedder(root, { flag: this.flags.embedder });
-      const watcher = await startWatch(root, { reconcileSeconds, embedder, onEvent });
+      // Syncs are lexical; vectors are built by the background builder startWatch keeps going.
+      const watcher = await startWatch(root, { reconcileSeconds, embedder: null, onEvent });
       close = () => watcher.close();
     }
     if (!json) process.stderr.write(`Watching ${root}${server ? ` and serving on ${server.socket}` : ''} (Ctrl-C to stop)\n`);

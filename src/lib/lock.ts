@@ -25,7 +25,7 @@ import { dirname, join, resolve } from 'node:path';
 
 import { environmentError, TkomaError } from './errors.js';
 
-export type LockName = 'write' | 'index';
+export type LockName = 'write' | 'index' | 'vectors';
 
 export interface LockHolder {
   pid: number;

@@ -29,6 +29,8 @@ export interface WatchOptions {
    * is halfway through updating in memory).
    */
   exclusive?: <T>(fn: () => Promise<T>) => Promise<T>;
+  /** Keep a background vector builder going (default true; see vectors/background.ts). */
+  vectors?: boolean;
 }
 
 export interface Watcher {
@@ -83,6 +85,8 @@ export async function startWatch(root: string, opts: WatchOptions): Promise<Watc
   // Syncs run one after another; events arriving meanwhile are batched for the next run.
   let running: Promise<void> = Promise.resolve();
 
+  const { startVectorBuilder } = await import('./vectors/background.js');
+  let builder: { kick(): void; close(): void } | null = null;
   const exclusive = opts.exclusive ?? (<T>(fn: () => Promise<T>): Promise<T> => fn());
   const syncPending = async (): Promise<void> => {
     if (closed) return;
@@ -90,11 +94,13 @@ export async function startWatch(root: string, opts: WatchOptions): Promise<Watc
     const topics = [...pending].sort();
     pending.clear();
     fullPending = false;
+    // Lexical only: vectors are built by the background builder, never while a search waits.
     if (full) {
-      emit({ type: 'reconcile', report: await syncIndex(root, { embedder: opts.embedder }) });
+      emit({ type: 'reconcile', report: await syncIndex(root, { embedder: null }) });
     } else if (topics.length > 0) {
-      emit({ type: 'sync', topics, report: await syncIndex(root, { topicIds: topics, embedder: opts.embedder }) });
+      emit({ type: 'sync', topics, report: await syncIndex(root, { topicIds: topics, embedder: null }) });
     }
+    builder?.kick();
   };
   const runQueued = (): void => {
     // The chain never rejects: one failed sync must not stop the ones after it.
@@ -141,6 +147,8 @@ export async function startWatch(root: string, opts: WatchOptions): Promise<Watc
     Math.max(1, opts.reconcileSeconds) * 1000,
   );
   interval.unref?.();
+  // After the first reconcile, so the builder sees the index it brought up to date.
+  if (opts.vectors !== false) running = running.then(() => void (builder = startVectorBuilder(root)));
   emit({ type: 'ready' });
 
   return {
@@ -157,6 +165,7 @@ export async function startWatch(root: string, opts: WatchOptions): Promise<Watc
       closed = true;
       if (timer) clearTimeout(timer);
       clearInterval(interval);
+      builder?.close();
       await watcher.close();
       await running;
     },

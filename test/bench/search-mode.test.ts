@@ -6,6 +6,8 @@ import { join } from 'node:path';
 
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 
+import { syncIndex } from '../../src/lib/index/service.js';
+
 import type { Embedder } from '../../src/lib/embedding/types.js';
 import { TkomaError } from '../../src/lib/errors.js';
 import { forgetTopicIndex } from '../../src/lib/index/topic-index.js';
@@ -27,6 +29,7 @@ let cleanup: () => void;
 beforeEach(async () => {
   ({ root, cleanup } = makeTmpRoot());
   await writeTopic(root, { id: 'topic-widgetry', title: 'Widgetry', body: '# Widgetry\n\nTerminal widgets.', files: SAMPLE_FILES });
+  await syncIndex(root, { embedder }); // searches embed only the question: vectors are built before
 });
 afterEach(() => {
   forgetTopicIndex(root);

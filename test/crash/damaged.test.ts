@@ -48,8 +48,12 @@ describe('damaged state is detected and repaired', () => {
     const alpha = makeRepo(join(tmp.path, 'alpha-up'), { 'README.md': '# Alpha\n\nAardvark notes.\n', 'docs/burrows.md': '# Burrows\n\nAardvark burrows are deep.\n' });
     const beta = makeRepo(join(tmp.path, 'beta-up'), { 'README.md': '# Beta\n\nBadger notes.\n', 'docs/setts.md': '# Setts\n\nBadger setts are wide.\n' });
     await must(['init', '--json']);
+    // The embedder is a deliberate choice (one commit); vectors are built by `index embed` (or a
+    // background worker, off in tests), never by create or search.
+    await must(['index', 'embedder', 'set', 'ollama', '--model', 'fake-embed', '--chunks', 'on', '--json']);
     await must(createArgs('alpha', alpha.url));
     await must(createArgs('beta', beta.url));
+    await must(['index', 'embed', '--json']);
     baseline = await answers();
     expect(baseline[0]).toContain('alpha/docs/burrows.md');
     expect(baseline[1]).toContain('beta/docs/setts.md');
@@ -61,7 +65,7 @@ describe('damaged state is detected and repaired', () => {
 
   it('the embedder choice was recorded as one commit, under the write lock', async () => {
     expect(readFileSync(join(root, 'tkoma-ref.toml'), 'utf8')).toContain('recorded = "ollama:fake-embed:8"');
-    expect(git(root, 'log', '--format=%s')).toContain('record embedder: ollama:fake-embed:8');
+    expect(git(root, 'log', '--format=%s')).toContain('set embedder: ollama:fake-embed:8 (chunk vectors on)');
     await expectConsistent(root, ['alpha', 'beta']);
   });
 
@@ -85,7 +89,7 @@ describe('damaged state is detected and repaired', () => {
     expect(status.json.vectors).toBe(status.json.chunks);
   });
 
-  it('a corrupted embedding cache: rebuild re-embeds instead of trusting it', async () => {
+  it('a corrupted embedding cache: rebuild and the builder re-embed instead of trusting it', async () => {
     const cacheFiles = files(join(root, '.tkoma', 'cache'));
     expect(cacheFiles.length).toBeGreaterThan(0);
     for (const f of cacheFiles) {
@@ -94,19 +98,27 @@ describe('damaged state is detected and repaired', () => {
       writeFileSync(f, buf);
     }
     const asked = server.requests.length;
+    // Rebuild calls no model: it restores what the cache holds; the builder embeds the rest.
     await must(['index', 'rebuild', '--json']);
+    await must(['index', 'embed', '--json']);
     expect(server.requests.length).toBeGreaterThan(asked); // the damaged records were not used
     expect(await answers()).toEqual(baseline);
     for (const f of cacheFiles) {
       writeFileSync(f, 'not a cache at all');
     }
     await must(['index', 'rebuild', '--json']);
+    await must(['index', 'embed', '--json']);
     expect(await answers()).toEqual(baseline);
     expect(readFileSync(cacheFiles[0]).subarray(0, 4).toString('latin1')).toBe('TKEC');
   });
 
   it('a missing .tkoma/ is rebuilt from the files', async () => {
     rmSync(join(root, '.tkoma'), { recursive: true, force: true });
+    // Searchable at once (lexically); the vectors, cache included, are built again by the builder.
+    const lexical = await run(['search', 'aardvark burrows', '--json']);
+    expect(lexical.json.vector_search).toMatchObject({ available: false, coverage: 0 });
+    expect(lexical.json.results.length).toBeGreaterThan(0);
+    await must(['index', 'embed', '--json']);
     expect(await answers()).toEqual(baseline);
     await expectConsistent(root, ['alpha', 'beta']);
   });
@@ -154,20 +166,23 @@ describe('damaged state is detected and repaired', () => {
     await expectConsistent(root, ['alpha']);
   });
 
-  it('killed while recording a new embedder: the record is put back, then made again as one commit', async () => {
-    const other = { ...env, TKOMA_REF_EMBED_MODEL: 'other-embed' };
+  it('killed while setting a new embedder: the record is put back, then made again as one commit', async () => {
     const toml = join(root, 'tkoma-ref.toml');
     const before = commitCount(root);
-    const crashed = await start(['search', 'aardvark', '--json'], { root, env: { ...other, TKOMA_REF_CRASH_AT: 'record-embedder:before-commit' } }).done;
+    const set = ['index', 'embedder', 'set', 'ollama', '--model', 'other-embed', '--json'];
+    const crashed = await start(set, { root, env: { ...env, TKOMA_REF_CRASH_AT: 'set-embedder:before-commit' } }).done;
     expect(crashed.signal).toBe('SIGKILL');
     await expectConsistent(root, ['alpha']);
     expect(readFileSync(toml, 'utf8')).toContain('recorded = "ollama:fake-embed:8"');
     expect(commitCount(root)).toBe(before);
-    const r = await cli(['search', 'aardvark', '--json'], { root, env: other });
+    // A search meanwhile never records anything, whatever the environment asks for.
+    const r = await cli(['search', 'aardvark', '--json'], { root, env: { ...env, TKOMA_REF_EMBED_MODEL: 'other-embed' } });
     expect(r.code, r.stdout + r.stderr).toBe(0);
+    expect(commitCount(root)).toBe(before);
+    await must(set);
     expect(readFileSync(toml, 'utf8')).toContain('recorded = "ollama:other-embed:8"');
     expect(commitCount(root)).toBe(before + 1);
-    expect(git(root, 'log', '-1', '--format=%s')).toBe('record embedder: ollama:other-embed:8');
+    expect(git(root, 'log', '-1', '--format=%s')).toBe('set embedder: ollama:other-embed:8');
     await expectConsistent(root, ['alpha']);
   });
 });

@@ -55,15 +55,12 @@ describe('parseRecordedKey', () => {
 });
 
 describe('resolveEmbedder', () => {
-  it('records the embedder that builds the index, once', async () => {
+  it('never records: resolving is a read, whatever the config or flag names', async () => {
     await configure('ollama', big.url, 'bow-big');
     const first = await resolveEmbedder(root);
     expect(first.embedder?.key).toBe('ollama:bow-big:64');
-    expect(first.recordedChanged).toBe(true);
-    expect((await readConfig(root)).embedding.recorded).toBe('ollama:bow-big:64');
-    const second = await resolveEmbedder(root);
-    expect(second.recordedChanged).toBeUndefined();
-    expect(second.embedder?.key).toBe('ollama:bow-big:64');
+    expect(first.recordedChanged).toBeUndefined();
+    expect((await readConfig(root)).embedding.recorded).toBeUndefined();
   });
 
   it('auto uses exactly the recorded embedder', async () => {
@@ -71,6 +68,14 @@ describe('resolveEmbedder', () => {
     const r = await resolveEmbedder(root);
     expect(r.embedder?.key).toBe('ollama:bow-big:64');
     expect(r.recordedChanged).toBeUndefined();
+  });
+
+  it('a request for another embedder than the recorded one gets the recorded one and a warning', async () => {
+    await configure('auto', big.url, undefined, 'ollama:bow-big:64');
+    const r = await resolveEmbedder(root, { flag: 'openai' });
+    expect(r.embedder?.key).toBe('ollama:bow-big:64');
+    expect(r.warning).toMatch(/openai.*records ollama:bow-big:64.*index embedder set/);
+    expect((await readConfig(root)).embedding.recorded).toBe('ollama:bow-big:64');
   });
 
   it('answers lexically with a reason when the recorded embedder is unavailable', async () => {
@@ -83,7 +88,7 @@ describe('resolveEmbedder', () => {
     // Search still answers, and says why vectors were not used.
     const res = await searchReferences(root, { question: 'parseConfig', topic: 'topic-widgetry' });
     expect(res.vector_search).toMatchObject({ available: false });
-    expect(res.vector_search.reason).toMatch(/unavailable/);
+    expect(res.vector_search.reason).toMatch(/no vectors|unavailable/);
     expect(res.results.length).toBeGreaterThan(0);
     // The record is never replaced by a fallback.
     expect((await readConfig(root)).embedding.recorded).toBe('ollama:gone:8');
@@ -100,18 +105,35 @@ describe('resolveEmbedder', () => {
     expect(big.texts).toHaveLength(0);
   });
 
-  it('rebuild and topic search resolve the embedder themselves', async () => {
-    await configure('ollama', big.url, 'bow-big');
-    const rebuilt = await rebuildIndex(root);
-    expect(rebuilt.vector_search).toEqual({ available: true, embedder: 'ollama:bow-big:64' });
-    expect(rebuilt.recorded_changed).toBe(true);
-    expect(rebuilt.topics['topic-widgetry']!.vectors).toBe(rebuilt.topics['topic-widgetry']!.chunks);
-    const lexical = await rebuildIndex(root, { embedderFlag: 'none' });
-    expect(lexical.vector_search.available).toBe(false);
-    expect(lexical.topics['topic-widgetry']!.vectors).toBe(0);
+  it('rebuild needs no model: vectors come back from the cache, and topic search embeds only the query', async () => {
+    await configure('ollama', big.url, 'bow-big', 'ollama:bow-big:64');
+    const a = await resolveEmbedder(root);
+    await syncIndex(root, { embedder: a.embedder });
     const n = big.texts.length;
-    expect((await searchTopics(root, 'widgetry', { embedderFlag: 'none' }))[0]?.topic_id).toBe('topic-widgetry');
-    expect(big.texts.length).toBe(n);
+    const rebuilt = await rebuildIndex(root);
+    expect(big.texts.length).toBe(n); // nothing embedded
+    expect(rebuilt.vector_search).toMatchObject({ available: true, embedder: 'ollama:bow-big:64', pending: 0 });
+    expect(rebuilt.topics['topic-widgetry']!.vectors).toBe(rebuilt.topics['topic-widgetry']!.chunks);
+    const hits = await searchTopics(root, 'widgetry');
+    expect(hits[0]?.topic_id).toBe('topic-widgetry');
+    expect(big.texts.slice(n)).toEqual(['widgetry']); // the query, nothing else
+  });
+
+  it('rebuild with an explicit embedder that cannot run exits UNAVAILABLE and discards nothing', async () => {
+    await configure('ollama', big.url, 'bow-big', 'ollama:bow-big:64');
+    await syncIndex(root, { embedder: (await resolveEmbedder(root)).embedder });
+    const before = (await loadHead(root, 'topic-widgetry'))!.vectors;
+    await configure('ollama', big.url, 'bow-big');
+    const dead = await startEmbedServer(8);
+    await dead.close();
+    process.env.TKOMA_REF_EMBED_URL = dead.url;
+    try {
+      await expect(rebuildIndex(root, { embedderFlag: 'ollama' })).rejects.toMatchObject({ code: 'EMBEDDER_UNAVAILABLE' });
+    } finally {
+      delete process.env.TKOMA_REF_EMBED_URL;
+    }
+    forgetTopicIndex(root);
+    expect((await loadHead(root, 'topic-widgetry'))!.vectors).toEqual(before);
   });
 
   it('rejects an unknown provider name', async () => {
@@ -120,43 +142,58 @@ describe('resolveEmbedder', () => {
 });
 
 describe('model change', () => {
-  it('re-embeds everything with the new model and never mixes dimensions', async () => {
-    await configure('ollama', big.url, 'bow-big');
-    const a = await resolveEmbedder(root);
-    const first = await syncIndex(root, { embedder: a.embedder });
+  it('builds the new space in the background while the old one serves, then swaps; never mixed', async () => {
+    await configure('ollama', big.url, 'bow-big', 'ollama:bow-big:64');
+    const a = (await resolveEmbedder(root)).embedder!;
+    const first = await syncIndex(root, { embedder: a });
     const chunks = first.topics['topic-widgetry']!.chunks;
     expect(first.topics['topic-widgetry']!.vectors).toBe(chunks);
 
-    // The operator explicitly picks another model: the record moves, and the next sync re-embeds.
-    await configure('ollama', small.url, 'bow-small', 'ollama:bow-big:64');
-    const b = await resolveEmbedder(root);
-    expect(b.embedder?.key).toBe('ollama:bow-small:24');
-    expect(b.recordedChanged).toBe(true);
-    expect((await readConfig(root)).embedding.recorded).toBe('ollama:bow-small:24');
+    // The operator deliberately picks another model: recorded at once, nothing re-embedded yet.
+    const { setEmbedder } = await import('../../src/lib/vectors/choice.js');
+    const { buildVectors } = await import('../../src/lib/vectors/builder.js');
+    const set = await setEmbedder(root, { provider: 'ollama', model: 'bow-small', chunks: 'on' }, { startWorker: false });
+    expect(set).toMatchObject({ recorded: 'ollama:bow-small:64', previous: 'ollama:bow-big:64', chunk_vectors: true });
+    expect((await loadHead(root, 'topic-widgetry'))!.vectors).toMatchObject({ key: 'ollama:bow-big:64', count: chunks });
 
-    const second = await syncIndex(root, { embedder: b.embedder });
-    expect(second.topics['topic-widgetry']).toMatchObject({ added: 0, changed: 0, vectors: chunks });
-    expect(second.embedded).toBe(small.texts.length);
-    expect(small.texts.length).toBeGreaterThanOrEqual(chunks); // every chunk (+ the note) by the new model
-    const head = (await loadHead(root, 'topic-widgetry'))!;
-    expect(head.vectors).toMatchObject({ key: 'ollama:bow-small:24', dimension: 24, complete: true, count: chunks });
-    const ann = JSON.parse(readFileSync(join(root, '.tkoma/index/topics/topic-widgetry/ann.json'), 'utf8'));
-    expect(ann).toMatchObject({ key: 'ollama:bow-small:24', dimension: 24 });
+    // A builder stopped after one batch: the old space still serves every chunk, alone.
+    const b = (await resolveEmbedder(root)).embedder!;
+    expect(b.key).toBe('ollama:bow-small:64');
+    let batches = 0;
+    const partial = await buildVectors(root, { embedder: b, chunks: true, batchSize: 2, shouldStop: () => batches++ >= 2 });
+    expect(partial.stopped).toBe(true);
+    let head = (await loadHead(root, 'topic-widgetry'))!;
+    expect(head.vectors).toMatchObject({ key: 'ollama:bow-big:64', count: chunks });
+    let ann = JSON.parse(readFileSync(join(root, '.tkoma/index/topics/topic-widgetry/ann.json'), 'utf8'));
+    expect(ann).toMatchObject({ key: 'ollama:bow-big:64', dimension: 64 });
+    forgetTopicIndex(root);
+    const during = await searchReferences(root, { question: 'resize the grid', topic: 'topic-widgetry' });
+    expect(during.vector_search).toMatchObject({ available: true, embedder: 'ollama:bow-big:64', coverage: 1 });
+
+    // The builder resumes (the cache keeps the batches done) and swaps the whole topic at once.
+    const before = big.texts.length;
+    const done = await buildVectors(root, { embedder: b, chunks: true });
+    expect(done.stopped).toBeUndefined();
+    expect(big.texts.length - before).toBeLessThan(chunks + 2); // the stopped run's batches were kept
+    head = (await loadHead(root, 'topic-widgetry'))!;
+    expect(head.vectors).toMatchObject({ key: 'ollama:bow-small:64', dimension: 64, complete: true, count: chunks });
+    ann = JSON.parse(readFileSync(join(root, '.tkoma/index/topics/topic-widgetry/ann.json'), 'utf8'));
+    expect(ann).toMatchObject({ key: 'ollama:bow-small:64', dimension: 64 });
     expect(ann.labels).toHaveLength(chunks);
     const notes = JSON.parse(readFileSync(join(root, '.tkoma/index/notes.json'), 'utf8'));
-    expect(notes).toMatchObject({ key: 'ollama:bow-small:24', dimension: 24 });
+    expect(notes).toMatchObject({ key: 'ollama:bow-small:64', dimension: 64 });
 
+    forgetTopicIndex(root);
     const res = await searchReferences(root, { question: 'resize the grid', topic: 'topic-widgetry' });
-    expect(res.vector_search).toMatchObject({ available: true, embedder: 'ollama:bow-small:24' });
+    expect(res.vector_search).toMatchObject({ available: true, embedder: 'ollama:bow-small:64', coverage: 1, pending: 0 });
     expect(res.results[0]?.path).toBe('src/lib.rs');
 
     // Back to the first model: its vectors come from the cache, the model is not asked again.
-    const before = big.texts.length;
-    await configure('ollama', big.url, 'bow-big', 'ollama:bow-small:24');
-    const again = await resolveEmbedder(root);
-    const third = await syncIndex(root, { embedder: again.embedder });
-    expect(third.embedded).toBe(0);
-    expect(big.texts.length).toBe(before);
+    const n = big.texts.length;
+    await setEmbedder(root, { provider: 'ollama', model: 'bow-big' }, { startWorker: false });
+    const back = await buildVectors(root, { embedder: a, chunks: true });
+    expect(back.embedded).toBe(0);
+    expect(big.texts.length).toBe(n);
     expect((await loadHead(root, 'topic-widgetry'))!.vectors).toMatchObject({ key: 'ollama:bow-big:64', dimension: 64, count: chunks });
   });
 });

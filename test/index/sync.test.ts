@@ -160,6 +160,8 @@ describe('syncIndex', () => {
     writeFileSync(join(dir, 'src/render.py'), 'def draw_border(widget, style):\n    """Border with a given style."""\n    return style\n');
     rmSync(join(dir, 'docs/guide/layout.md'));
     writeFileSync(join(dir, 'docs/scroll.md'), '# Scrolling\n\nLists scroll; the terminal keeps the cursor visible.\n');
+    // Search syncs lexically only; the builder (here: a sync with the embedder) adds the vectors.
+    await syncIndex(root, { embedder });
     const edited = await Promise.all(questions.map(async (q) => key(await search(q, { all: true, topic: undefined }))));
     await rebuildIndex(root, { embedder });
     forgetTopicIndex(root);

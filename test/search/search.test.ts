@@ -26,6 +26,9 @@ beforeEach(async () => {
   ({ root, cleanup } = makeTmpRoot());
   await writeTopic(root, WIDGETRY);
   await writeTopic(root, BAKERY);
+  // Searches never embed documents: vectors come from a sync with the embedder (the builder's job).
+  await syncIndex(root, { embedder });
+  server.texts.length = 0;
 });
 afterEach(() => {
   forgetTopicIndex(root);
@@ -38,7 +41,7 @@ describe('searchReferences', () => {
     expect(res.topic).toMatchObject({ topic_id: 'topic-widgetry', title: WIDGETRY.title, status: 'active', is_stale: false, stale_since: null });
     expect(res.topic!.body).toContain('toolkit for terminal');
     expect(res.topics_searched).toEqual(['topic-widgetry']);
-    expect(res.vector_search).toEqual({ available: true, embedder: embedder.key });
+    expect(res.vector_search).toMatchObject({ available: true, embedder: embedder.key, coverage: 1 });
     const top = res.results[0]!;
     expect(top).toMatchObject({
       topic_id: 'topic-widgetry',

@@ -56,6 +56,9 @@ beforeAll(async () => {
   ({ root, cleanup } = makeTmpRoot());
   await writeTopic(root, WIDGETRY);
   await writeTopic(root, BAKERY);
+  // Vectors are built by the background builder (off in tests): build them here.
+  const { createOllamaEmbedder } = await import('../../src/lib/embedding/ollama.js');
+  await syncIndex(root, { embedder: await createOllamaEmbedder({ provider: 'ollama', url: embed.url, model: 'bow-test' }) });
   server = await startServer(root, { embedderFlag: FLAG, reconcileSeconds: 3600, onEvent: events.push });
   await events.wait((e) => e.type === 'reconcile', true);
 });

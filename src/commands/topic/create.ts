@@ -92,6 +92,7 @@ Several sources, or refs and paths per source: use --input JSON.`;
     return [
       `Create reference topic '${r.title}' (${r.topic_id})?`,
       `  ${r.summary}`,
+      ...(r.estimate ? [`  ${r.estimate.summary}`] : []),
       ...r.sources.filter((s) => s.description).map((s) => `  ${s.display_name}: ${s.description}`),
     ].join('\n');
   }
@@ -110,6 +111,8 @@ Several sources, or refs and paths per source: use --input JSON.`;
     ];
     for (const s of r.sources) lines.push(`  ${s.ok ? '✓' : '✗'} ${s.url}${s.commit ? `@${s.commit.slice(0, 7)}` : ''}: ${s.ok ? countOf(s.file_count, 'file') : s.error}`);
     if (r.skipped.count) lines.push(`  skipped ${r.skipped.count}: ${Object.entries(r.skipped.by_reason).map(([k, v]) => `${k} ${v}`).join(', ')}`);
+    const v = r.vector_search as { pending?: number; building?: { pid?: number } };
+    if (v.pending) lines.push(`  searchable now; ${countOf(v.pending, 'chunk')} wait for vectors${v.building?.pid ? ` (building in the background, pid ${v.building.pid})` : ' (`tkoma-ref index embed` builds them)'}`);
     // A failed source is already its own ✗ line above: its warning would say it twice.
     for (const w of r.warnings.filter((w) => !r.sources.some((s) => !s.ok && w.startsWith(`${s.url}:`)))) lines.push(`  warning: ${w}`);
     return lines.join('\n');

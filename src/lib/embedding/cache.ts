@@ -70,7 +70,8 @@ export interface DecodedFile {
   goodLength: number;
 }
 
-export function decodeFile(buf: Buffer, key: string, dimension: number): DecodedFile {
+/** `unit`: every stored vector is unit length or zero (what embedders write); others end the valid part. */
+export function decodeFile(buf: Buffer, key: string, dimension: number, unit = false): DecodedFile {
   const header = encodeHeader(key, dimension);
   const entries = new Map<string, Float32Array>();
   if (buf.length < header.length || !buf.subarray(0, header.length).equals(header)) {
@@ -88,6 +89,10 @@ export function decodeFile(buf: Buffer, key: string, dimension: number): Decoded
     const vector = new Float32Array(dimension);
     if (LITTLE_ENDIAN) buf.copy(Buffer.from(vector.buffer), 0, at, at + recordBody);
     else for (let i = 0; i < dimension; i++) vector[i] = buf.readFloatLE(at + i * 4);
+    // Stored vectors are unit length (or zero): anything else is a damaged record.
+    let sq = 0;
+    for (let i = 0; i < dimension; i++) sq += vector[i]! * vector[i]!;
+    if (unit && (!Number.isFinite(sq) || (sq !== 0 && Math.abs(sq - 1) > 1e-3))) break;
     entries.set(hash, vector);
     o = end;
   }
@@ -125,7 +130,7 @@ export class EmbeddingCache {
     }
     const state: KeyState = { dimension, file, vectors: new Map(), pending: [], onDisk: false };
     if (buf) {
-      const decoded = decodeFile(buf, key, dimension);
+      const decoded = decodeFile(buf, key, dimension, true);
       if (decoded.valid) {
         state.vectors = decoded.entries;
         state.onDisk = true;

@@ -147,6 +147,44 @@ export async function syncNotes(root: string, embedder: Embedder | null): Promis
     dirty = true;
   }
 
+  if (!embedder && Object.values(notes.topics).some((e) => !e.vector)) {
+    // No model at hand (every read, every lexical sync): a note that changed, or a notes index
+    // rebuilt after damage, takes its vector from the embedding cache when the space has one.
+    const { readMeta } = await import('./layout.js');
+    const meta = notes.key ? null : await readMeta(root);
+    let key = notes.key ?? meta?.embedder ?? null;
+    let dimension = notes.dimension ?? meta?.dimension ?? null;
+    if (!key) {
+      // meta.json lost too: the space a topic's chunk index holds.
+      const { loadHead } = await import('./topic-index.js');
+      for (const id of ids) {
+        const v = (await loadHead(root, id))?.vectors;
+        if (v) {
+          key = v.key;
+          dimension = v.dimension;
+          break;
+        }
+      }
+    }
+    if (key && dimension) {
+      const { EmbeddingCache } = await import('../embedding/cache.js');
+      const cache = new EmbeddingCache(embeddingCacheDir(root));
+      await cache.open(key, dimension);
+      let restored = 0;
+      for (const e of Object.values(notes.topics)) {
+        const v = e.vector ? undefined : cache.get(key, e.hash);
+        if (v) {
+          e.vector = encodeVector(v);
+          restored++;
+        }
+      }
+      if (restored > 0 || notes.key !== key) {
+        notes.key = key;
+        notes.dimension = dimension;
+        dirty = true;
+      }
+    }
+  }
   if (embedder) {
     if (notes.key !== embedder.key) {
       for (const e of Object.values(notes.topics)) delete e.vector;

@@ -14,6 +14,8 @@ import { removeNote } from './notes.js';
 import { diffByStat, hashFile, listTopicFiles } from './scan.js';
 import { listIndexedTopics, syncUnlocked, type SyncOptions, type SyncReport } from './sync.js';
 import { forgetTopicIndex, loadHead, removeTopicIndexDir } from './topic-index.js';
+import { TkomaError } from '../errors.js';
+import type { VectorStatus } from '../vectors/status.js';
 
 import { resolveEmbedder } from './embedder.js';
 
@@ -34,35 +36,73 @@ export interface RebuildOptions extends Omit<SyncOptions, 'topicIds'> {
 }
 
 export interface RebuildReport extends SyncReport {
-  vector_search: { available: boolean; embedder?: string; reason?: string };
-  /** tkoma-ref.toml now records a (new) embedder: the command commits it. */
-  recorded_changed?: boolean;
+  vector_search: { available: boolean; embedder?: string; reason?: string; warning?: string; restored?: number; pending?: number };
 }
 
-/** Deletes the whole derived index and builds it again; the embedding cache is kept. */
+/**
+ * Deletes the whole derived index and builds it again. Lexical first; then every vector the
+ * embedding cache holds for the space each topic served is put back (no model is needed, so a
+ * rebuild never discards vectors it could not recompute); what is missing is left to the
+ * background builder. An explicitly named embedder that cannot run here fails before anything is
+ * touched (EMBEDDER_UNAVAILABLE).
+ */
 export async function rebuildIndex(root: string, opts: RebuildOptions = {}): Promise<RebuildReport> {
-  let embedder = opts.embedder;
-  let reason: string | undefined;
-  let recordedChanged = false;
-  if (embedder === undefined) {
-    const resolved = await resolveEmbedder(root, { flag: opts.embedderFlag });
-    embedder = resolved.embedder;
-    reason = resolved.reason;
-    recordedChanged = resolved.recordedChanged === true;
+  const flag = opts.embedderFlag?.trim().toLowerCase();
+  let warning: string | undefined;
+  if (flag && flag !== 'auto' && flag !== 'none') {
+    const resolved = await resolveEmbedder(root, { flag });
+    warning = resolved.warning;
+    if (!resolved.embedder && !warning) {
+      throw new TkomaError('EMBEDDER_UNAVAILABLE', `${flag} cannot run here: ${resolved.reason ?? 'unavailable'}; nothing was changed`, { embedder: flag });
+    }
   }
+  // The spaces served before: their vectors come back from the cache.
+  const spaces = new Map<string, { key: string; dimension: number }>();
+  for (const id of await listIndexedTopics(root)) {
+    const head = await loadHead(root, id);
+    if (head?.vectors) spaces.set(id, { key: head.vectors.key, dimension: head.vectors.dimension });
+  }
+  const { loadNotes } = await import('./notes.js');
+  const oldNotes = await loadNotes(root);
+  const notesSpace = oldNotes.key && oldNotes.dimension ? { key: oldNotes.key, dimension: oldNotes.dimension } : null;
   const report = await withIndexLock(
     root,
     async () => {
       forgetTopicIndex(root);
       await rm(indexDir(root), { recursive: true, force: true });
-      return syncUnlocked(root, { ...opts, embedder });
+      return syncUnlocked(root, { ...opts, embedder: opts.embedder ?? null });
     },
     { timeoutMs: opts.lockTimeoutMs },
   );
+  const { EmbeddingCache } = await import('../embedding/cache.js');
+  const { applyFromCache, restoreNotesFromCache } = await import('../vectors/builder.js');
+  const cache = new EmbeddingCache(embeddingCacheDir(root));
+  let restored = 0;
+  if (notesSpace) restored += await restoreNotesFromCache(root, notesSpace, cache);
+  for (const [id, space] of spaces) {
+    if (!report.topics[id]) continue;
+    const r = await applyFromCache(root, id, space, cache, { lockTimeoutMs: opts.lockTimeoutMs });
+    if (r) {
+      restored += r.added;
+      report.topics[id] = { ...report.topics[id]!, vectors: r.vectors };
+    }
+  }
+  const { vectorStatus } = await import('../vectors/status.js');
+  const st = await vectorStatus(root);
+  const serving = notesSpace?.key ?? [...spaces.values()][0]?.key;
+  if (flag !== 'none' && st.pending + (st.notes.topics - st.notes.with_vectors) > 0) {
+    const { requestVectors } = await import('../vectors/background.js');
+    await requestVectors(root);
+  }
   return {
     ...report,
-    vector_search: embedder ? { available: true, embedder: embedder.key } : { available: false, reason: reason ?? 'no embedder: lexical only' },
-    ...(recordedChanged ? { recorded_changed: true } : {}),
+    vector_search: {
+      available: restored > 0 || Boolean(serving),
+      ...(serving ? { embedder: serving } : { reason: 'no vectors yet: built in the background' }),
+      ...(warning ? { warning } : {}),
+      restored,
+      pending: st.pending,
+    },
   };
 }
 
@@ -82,6 +122,8 @@ export interface IndexStatus {
   broken: { topic_id: string; error: { code: string; message: string; file?: string; line?: number } }[];
   /** Files present but not indexed, with why (too_large, binary, unchunkable); at most 100 listed. */
   not_indexed: { count: number; files: { topic_id: string; path: string; reason: string; bytes: number }[] };
+  /** Vector work per topic: what each serves, what is pending, who builds. */
+  vector_work?: VectorStatus;
 }
 
 async function dirBytes(dir: string): Promise<number> {
@@ -140,5 +182,7 @@ export async function indexStatus(root: string): Promise<IndexStatus> {
     const head = await loadHead(root, id);
     status.pending.removed += head ? Object.keys(head.files).length : 0;
   }
+  const { vectorStatus } = await import('../vectors/status.js');
+  status.vector_work = await vectorStatus(root, onDisk);
   return status;
 }

@@ -237,7 +237,8 @@ async function syncTopic(ctx: Ctx, id: string): Promise<TopicSyncCounts> {
 
   const gen = nextGeneration(head.generation);
   const next: TopicHead = rebuild
-    ? { ...emptyHead(id), generation: gen }
+    ? // Re-chunked after damage: the space it served is kept, so its vectors come back from the cache.
+      { ...emptyHead(id), generation: gen, vectors: storedHead?.vectors ?? (await servedSpace(root, id)) }
     : { ...head, generation: gen, files: { ...head.files }, segments: [...head.segments] };
   const toIndex = rebuild ? [...onDisk.keys()] : [...diff.added, ...changed.keys()];
   const counts = countsOf(next);
@@ -321,4 +322,12 @@ async function syncTopic(ctx: Ctx, id: string): Promise<TopicSyncCounts> {
   counts.chunks = liveChunkCount(next);
   counts.vectors = next.vectors?.count ?? 0;
   return counts;
+}
+
+/** The space a topic's hnsw index held, from ann.json alone, when its head is lost. */
+async function servedSpace(root: string, id: string): Promise<TopicHead['vectors']> {
+  const { readJsonSafe, isRecord } = await import('./layout.js');
+  const { annMetaFile } = await import('./topic-index.js');
+  const meta = await readJsonSafe(annMetaFile(root, id), (v): v is { key: string; dimension: number } => isRecord(v) && typeof v.key === 'string' && typeof v.dimension === 'number');
+  return meta ? { key: meta.key, dimension: meta.dimension, complete: false, count: 1 } : null;
 }

@@ -41,6 +41,12 @@ export async function updateVectors(input: VectorInput): Promise<VectorUpdate> {
     ann = await AnnIndex.load(annMetaFile(root, topic), { generation: head.ann, key: previous.key });
   }
   let dirty = ann === null && head.ann !== null;
+  if (!ann && !embedder && previous && previous.count > 0) {
+    // The stored hnsw index is damaged or gone and no model is at hand: put back every vector the
+    // embedding cache holds for that space instead of dropping them (the builder adds the rest).
+    ann = await annFromCache(input, previous);
+    dirty = true;
+  }
   if (ann) {
     for (const cid of input.dropped) {
       if (ann.has(cid)) {
@@ -106,4 +112,19 @@ async function textsOf(input: VectorInput, ids: readonly string[]): Promise<{ id
     for (const c of chunks) if (wanted.has(c.id)) out.push({ id: c.id, hash: c.hash, text: c.text });
   }
   return out;
+}
+
+async function annFromCache(input: VectorInput, space: { key: string; dimension: number }): Promise<AnnIndex | null> {
+  const { liveRecords } = await import('../vectors/builder.js');
+  const { EmbeddingCache } = await import('../embedding/cache.js');
+  const records = await liveRecords(input.root, input.topic, input.head);
+  if (!records) return null;
+  const cache = new EmbeddingCache(embeddingCacheDir(input.root));
+  await cache.open(space.key, space.dimension);
+  const ann = await AnnIndex.create(space.key, space.dimension, records.length + 16);
+  for (const r of records) {
+    const v = cache.get(space.key, r.hash);
+    if (v) ann.add(r.id, v);
+  }
+  return ann.size > 0 ? ann : null;
 }

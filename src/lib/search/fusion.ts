@@ -105,6 +105,11 @@ export interface FusionCandidate {
   fileStatus: FileStatus;
   /** A translated copy of a document whose original is in the topic. */
   translated?: boolean;
+  /**
+   * The chunk has no vector yet (being built in the background): convex fusion scores it by its
+   * lexical part alone, scaled to the full range, so it is neither penalised nor favoured.
+   */
+  noVector?: boolean;
 }
 
 export interface RankedItem {
@@ -299,6 +304,12 @@ export function fuse(
     e.explain.vector = { rank: i + 1, similarity: item.score, part };
     e.explain.fused += part;
   });
+  if (method === 'convex' && lists >= 2) {
+    const alpha = Math.min(1, Math.max(0, opts.vectorWeight ?? VECTOR_WEIGHT));
+    for (const { c, explain } of scored.values()) {
+      if (c.noVector && !explain.vector && explain.lexical && alpha < 1) explain.fused = explain.lexical.part / (1 - alpha);
+    }
+  }
   const k = opts.k ?? RRF_K;
   let norm: number;
   if (method === 'rrf') {

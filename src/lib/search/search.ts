@@ -10,7 +10,6 @@ import { join } from 'node:path';
 import type { Role } from '../chunking/types.js';
 import type { Embedder } from '../embedding/types.js';
 import { type ErrorCode, TkomaError } from '../errors.js';
-import type { ResolvedEmbedder } from '../index/embedder.js';
 import type { StoredChunk, TopicIndex } from '../index/topic-index.js';
 import { untrustedFor } from '../safety/warnings.js';
 import { type FileStatus, fileStatusOf, staleness } from '../store/model.js';
@@ -81,9 +80,28 @@ export interface ReferenceSearchResult {
   topic: { topic_id: string; title: string; body: string; is_stale: boolean; stale_since: string | null; status: string } | null;
   topics_searched: string[];
   results: ReferenceHit[];
-  vector_search: { available: boolean; embedder?: string; reason?: string };
+  vector_search: VectorSearchInfo;
   /** Topics left out because their topic.md is broken (does not parse, or `id` is not the folder). */
   broken_topics?: { topic_id: string; error: BrokenTopic['error'] }[];
+}
+
+/**
+ * How vectors took part in an answer. `coverage`: share of the searched chunks that have a vector
+ * in the space that answered (chunks without one are ranked by BM25 alone, unpenalised);
+ * `pending`: chunks still waiting for a vector of the root's recorded space.
+ */
+export interface VectorSearchInfo {
+  available: boolean;
+  embedder?: string;
+  reason?: string;
+  coverage?: number;
+  pending?: number;
+  /** Whether this root builds chunk vectors at all (topic notes always get them). */
+  chunk_vectors?: boolean;
+  /** A background builder is at work. */
+  building?: boolean;
+  /** The request asked for another embedder than the recorded one. */
+  warning?: string;
 }
 
 export const DEFAULT_LIMIT = 10;
@@ -112,12 +130,66 @@ function checkNumber(value: number | undefined, field: string, min: number, max:
   return value;
 }
 
-async function embedderFor(root: string, req: ReferenceSearchRequest): Promise<ResolvedEmbedder> {
-  // Lexical mode never needs the model: skip loading it.
-  if (req.mode === 'lexical') return { embedder: null, reason: 'lexical mode requested' };
-  if (req.embedder !== undefined) return req.embedder ? { embedder: req.embedder } : { embedder: null, reason: 'lexical search requested' };
-  const { resolveEmbedder } = await import('../index/embedder.js');
-  return resolveEmbedder(root, { flag: req.embedderFlag });
+interface QuerySpaces {
+  /** Why no vector can be used at all (lexical only). */
+  off?: string;
+  warning?: string;
+  /** The question's vector in space `key` (each model started and asked once). */
+  vectorIn(key: string | null): Promise<{ embedder: Embedder; qvec: Float32Array } | { reason: string }>;
+}
+
+/**
+ * The question is embedded in the space the index serves, by that space's own model: a read never
+ * embeds anything else and never changes the recorded choice. A flag or environment asking for
+ * another embedder gets a warning; "none" turns vectors off for this call.
+ */
+async function querySpaces(root: string, req: ReferenceSearchRequest, question: string): Promise<QuerySpaces> {
+  const cache = new Map<string, Promise<{ embedder: Embedder; qvec: Float32Array } | { reason: string }>>();
+  const embedOnce = (key: string, get: () => Promise<Embedder>): Promise<{ embedder: Embedder; qvec: Float32Array } | { reason: string }> => {
+    let p = cache.get(key);
+    if (!p) {
+      p = (async () => {
+        let embedder: Embedder;
+        try {
+          embedder = await get();
+        } catch (err) {
+          return { reason: `embedder ${key} is unavailable: ${err instanceof Error ? err.message : String(err)}` };
+        }
+        try {
+          return { embedder, qvec: await embedder.embedQuery(question) };
+        } catch (err) {
+          return { reason: `embedding the question failed: ${err instanceof Error ? err.message : String(err)}` };
+        }
+      })();
+      cache.set(key, p);
+    }
+    return p;
+  };
+  const none = async (): Promise<{ reason: string }> => ({ reason: 'no vectors in this index yet' });
+  if (req.mode === 'lexical') return { off: 'lexical mode requested', vectorIn: none };
+  if (req.embedder !== undefined) {
+    const fixed = req.embedder;
+    if (!fixed) return { off: 'lexical search requested', vectorIn: none };
+    return {
+      vectorIn: (key) => (key === null || key === fixed.key ? embedOnce(fixed.key, async () => fixed) : Promise.resolve({ reason: `the index holds ${key}, not ${fixed.key}` })),
+    };
+  }
+  const { settingsFromEnv } = await import('../embedding/index.js');
+  const { readConfig } = await import('../store/config.js');
+  const config = await readConfig(root);
+  const settings = settingsFromEnv(process.env, config.embedding as never, req.embedderFlag); // rejects unknown names
+  if (settings.provider === 'none') return { off: 'embedder "none" selected: lexical search only', vectorIn: none };
+  const recorded = config.embedding.recorded;
+  if (recorded === 'none') return { off: 'this knowledge root records embedder "none": lexical search only', vectorIn: none };
+  const { embedderForKey } = await import('../vectors/space.js');
+  let warning: string | undefined;
+  if (settings.provider !== 'auto' && recorded && !recorded.startsWith(`${settings.provider}:`)) {
+    warning = `embedder ${settings.provider} was asked for, but this knowledge root records ${recorded}: using it (change it with \`tkoma-ref index embedder set\`)`;
+  }
+  return {
+    ...(warning ? { warning } : {}),
+    vectorIn: (key) => (key ? embedOnce(key, () => embedderForKey(root, key)) : none()),
+  };
 }
 
 export async function searchReferences(root: string, req: ReferenceSearchRequest): Promise<ReferenceSearchResult> {
@@ -131,50 +203,77 @@ export async function searchReferences(root: string, req: ReferenceSearchRequest
   const { topics: loaded, broken } = await loadAllTopics(root);
   const given = req.topic !== undefined && req.topic !== '' ? resolveTopicRef(req.topic, loaded, broken) : null;
 
-  const resolved = await embedderFor(root, req);
-  const vector_search: ReferenceSearchResult['vector_search'] = { available: false };
-  let qvec: Float32Array | null = null;
-  if (resolved.embedder) {
-    try {
-      qvec = await resolved.embedder.embedQuery(question);
-    } catch (err) {
-      vector_search.reason = `embedding the question failed: ${err instanceof Error ? err.message : String(err)}`;
-    }
-  } else {
-    vector_search.reason = resolved.reason ?? 'no embedder: lexical search only';
-  }
-  const embedder = qvec ? resolved.embedder : null;
-  if (mode === 'vector' && !embedder) {
-    throw new TkomaError('EMBEDDER_UNAVAILABLE', `vector mode needs an embedder: ${vector_search.reason ?? 'none available'}`, { mode });
+  const spaces = await querySpaces(root, req, question);
+  const vector_search: VectorSearchInfo = { available: false };
+  if (spaces.warning) vector_search.warning = spaces.warning;
+  if (mode === 'vector' && spaces.off) {
+    throw new TkomaError('EMBEDDER_UNAVAILABLE', `vector mode needs an embedder: ${spaces.off}`, { mode });
   }
 
   const now = new Date();
   const live = loaded.filter((t) => t.front.status !== 'obsolete');
   let chosen: LoadedTopic | null = null;
   let searched: LoadedTopic[];
+  let reason: string | undefined = spaces.off;
+  let used: { embedder: Embedder; qvec: Float32Array } | null = null;
   if (given) {
     chosen = given;
     searched = given.front.status === 'obsolete' ? [] : [given];
   } else if (req.all) {
     searched = live;
   } else {
-    await syncNotesQuietly(root, embedder);
-    const best = (await rankTopics(root, question, qvec, embedder))[0];
+    await syncNotesQuietly(root, null);
+    const { loadNotes } = await import('../index/notes.js');
+    const notesKey = spaces.off ? null : (await loadNotes(root)).key;
+    const nq = notesKey ? await spaces.vectorIn(notesKey) : null;
+    if (nq && 'qvec' in nq) used = nq;
+    else if (nq) reason = nq.reason;
+    const best = (await rankTopics(root, question, used?.qvec ?? null, used?.embedder ?? null))[0];
     chosen = best ? (live.find((t) => t.front.id === best.id) ?? null) : null;
     // No topic note matches: the answer may still sit in some topic's files.
     searched = chosen ? [chosen] : live;
   }
 
-  const indexes = await openIndexes(root, searched, embedder, req.syncFiles ?? true);
+  const indexes = await openIndexes(root, searched, null, req.syncFiles ?? true);
+  // The space most searched topics serve answers; a topic serving another (mid-switch) answers lexically.
+  const keys = new Map<string, number>();
+  for (const x of indexes) if (x.index.ann) keys.set(x.index.ann.key, (keys.get(x.index.ann.key) ?? 0) + x.index.ann.size);
+  const primary = [...keys.entries()].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))[0]?.[0] ?? null;
+  let chunkQuery: { embedder: Embedder; qvec: Float32Array } | null = null;
+  if (!spaces.off && primary) {
+    const q = used && used.embedder.key === primary ? used : await spaces.vectorIn(primary);
+    if ('qvec' in q) chunkQuery = q;
+    else reason = q.reason;
+  }
+  if (mode === 'vector' && !chunkQuery) {
+    throw new TkomaError('EMBEDDER_UNAVAILABLE', `vector mode needs chunk vectors: ${reason ?? 'none in this index yet'}`, { mode });
+  }
   const { searchLexical } = await import('../index/topic-index.js');
-  const ranked = await rankChunks(question, indexes, embedder, qvec, searchLexical, limit, mode, req.roleBoosts);
+  const ranked = await rankChunks(question, indexes, chunkQuery?.embedder ?? null, chunkQuery?.qvec ?? null, searchLexical, limit, mode, req.roleBoosts);
   const results = await toReferenceHits(ranked.hits, ranked.refs, question, { limit, maxChars, explain: req.explain ?? false, now });
-  if (embedder) {
-    const withVectors = indexes.filter((x) => x.index.ann?.key === embedder.key);
-    vector_search.available = withVectors.length > 0 || indexes.length === 0;
-    vector_search.embedder = embedder.key;
-    const partial = indexes.filter((x) => !x.index.head.vectors?.complete || x.index.ann?.key !== embedder.key);
-    if (partial.length > 0) vector_search.reason = `vectors incomplete for ${partial.map((x) => x.topic.front.id).join(', ')}; retried on the next sync`;
+
+  const answering = chunkQuery ?? used;
+  vector_search.available = answering !== null;
+  if (answering) vector_search.embedder = answering.embedder.key;
+  else vector_search.reason = reason ?? 'no vectors in this index yet: lexical search only';
+  if (!spaces.off) {
+    const { liveChunkCount } = await import('../index/topic-index.js');
+    const { vectorTarget } = await import('../vectors/status.js');
+    const { pendingOf } = await import('../vectors/builder.js');
+    const { vectorBuilder } = await import('../vectors/background.js');
+    const target = await vectorTarget(root);
+    let total = 0;
+    let covered = 0;
+    let pending = 0;
+    for (const x of indexes) {
+      total += liveChunkCount(x.index.head);
+      if (chunkQuery && x.index.ann?.key === chunkQuery.embedder.key) covered += x.index.ann.size;
+      pending += pendingOf(x.index.head, target.key, target.chunks && !target.off).pending;
+    }
+    vector_search.coverage = total > 0 ? Math.round((covered / total) * 1000) / 1000 : 1;
+    vector_search.pending = pending;
+    vector_search.chunk_vectors = target.chunks && !target.off;
+    if (pending > 0) vector_search.building = vectorBuilder(root) !== null;
   }
 
   const out: ReferenceSearchResult = {
@@ -310,6 +409,7 @@ export async function rankChunks(
           trust: front.trust_score,
           fileStatus: fileStatusOf(front, c.path),
           ...(translated(c.path) ? { translated: true } : {}),
+          ...(qvec && mode === 'hybrid' && !(embedder && o.index.ann?.key === embedder.key && o.index.ann.has(cid)) ? { noVector: true } : {}),
         });
       }
       return key;

@@ -129,12 +129,22 @@ export async function searchTopics(root: string, query: string, opts: SearchTopi
   if (!Number.isInteger(limit) || limit < 1 || limit > 1000) {
     throw new TkomaError('INVALID_INPUT', '`limit` must be a whole number from 1 to 1000', { field: 'limit', value: limit });
   }
-  let embedder = opts.embedder;
-  if (embedder === undefined) {
-    const { resolveEmbedder } = await import('../index/embedder.js');
-    embedder = (await resolveEmbedder(root, { flag: opts.embedderFlag })).embedder;
+  // A read: notes are brought up to date lexically, and the query is embedded in the space the
+  // notes index holds, by that space's model; nothing else is embedded, nothing is recorded.
+  await syncNotesQuietly(root, null);
+  let embedder: Embedder | null = null;
+  if (opts.embedder !== undefined) embedder = opts.embedder;
+  else {
+    const { settingsFromEnv } = await import('../embedding/index.js');
+    const { readConfig } = await import('../store/config.js');
+    const config = await readConfig(root);
+    const settings = settingsFromEnv(process.env, config.embedding as never, opts.embedderFlag);
+    const key = (await loadNotes(root)).key;
+    if (settings.provider !== 'none' && config.embedding.recorded !== 'none' && key) {
+      const { embedderForKey } = await import('../vectors/space.js');
+      embedder = await embedderForKey(root, key).catch(() => null);
+    }
   }
-  await syncNotesQuietly(root, embedder);
   let qvec: Float32Array | null = null;
   if (embedder) {
     try {

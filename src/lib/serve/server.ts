@@ -156,7 +156,7 @@ const isWatchLimit = (e: unknown): boolean => {
  * as a search would: a part that is damaged or of an older format is rebuilt once and saved,
  * not rebuilt again by every query.
  */
-async function preload(root: string, max: number, embedder: Embedder | null): Promise<void> {
+async function preload(root: string, max: number): Promise<void> {
   if (max <= 0) return;
   const { loadAllTopics } = await import('../store/topics.js');
   const { syncIndex } = await import('../index/sync.js');
@@ -164,7 +164,7 @@ async function preload(root: string, max: number, embedder: Embedder | null): Pr
   const ids = topics.filter((x) => x.front.status !== 'obsolete').map((x) => x.front.id);
   for (const id of ids.slice(0, max)) {
     try {
-      await syncIndex(root, { topicIds: [id], embedder, verify: true, lockTimeoutMs: 2000 });
+      await syncIndex(root, { topicIds: [id], embedder: null, verify: true, lockTimeoutMs: 2000 });
     } catch (err) {
       // Another process is writing this index: the first query loads it instead.
       if (!(err instanceof TkomaError && err.code === 'LOCKED')) throw err;
@@ -193,7 +193,7 @@ export async function startServer(root: string, opts: ServerOptions = {}): Promi
   // Warm (and repair) the indexes before anyone can ask or the watcher starts: until the socket
   // exists clients work in-process, and the watcher's first reconcile reports every change made
   // after this, so a sync never goes unreported.
-  await preload(root, opts.preloadTopics ?? 8, embedder);
+  await preload(root, opts.preloadTopics ?? 8);
 
   let watcher: Watcher | null = null;
   let watching = false;

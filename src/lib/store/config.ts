@@ -21,6 +21,8 @@ export interface RootConfig {
     url?: string;
     /** What actually built the index: `${provider}:${model}:${dimension}`, or "none". */
     recorded?: string;
+    /** Chunk vectors: "auto" (by model: off for use-lite), "on" or "off". Topic notes always get vectors. */
+    chunks?: string;
   };
   watch: {
     /** Full reconciliation interval of `tkoma-ref watch`, in seconds. */
@@ -72,6 +74,7 @@ export async function readConfig(root: string): Promise<RootConfig> {
       ...(typeof emb.model === 'string' ? { model: emb.model } : {}),
       ...(typeof emb.url === 'string' ? { url: emb.url } : {}),
       ...(typeof emb.recorded === 'string' ? { recorded: emb.recorded } : {}),
+      ...(typeof emb.chunks === 'string' ? { chunks: emb.chunks } : {}),
     },
     watch: {
       reconcile_seconds:

@@ -62,6 +62,8 @@ export interface ApprovalRequired {
   /** The caps the fetch will apply, and what they would leave out as far as the probes can tell. */
   limits: Limits;
   caps: { would_skip: Record<string, number>; notes: string[] };
+  /** Chunks, time to searchable and to full vectors with the recorded embedder (src/lib/approval-estimate.ts). */
+  estimate?: import('../approval-estimate.js').ApprovalEstimate;
 }
 
 export interface CreateResult {
@@ -154,6 +156,7 @@ async function phaseOne(root: string, req: CreateRequest, canonical: string, pro
   });
   const summary = approvalSummary(details.map((d, i) => ({ ...d, filtered: !!req.sources[i].paths })));
   const { token, expires_at } = await issueToken(root, canonical);
+  const estimate = await estimateFor(root, details);
   return {
     status: 'approval_required',
     reason: 'REFERENCE_TOPIC_CREATE',
@@ -167,7 +170,22 @@ async function phaseOne(root: string, req: CreateRequest, canonical: string, pro
     hint: 'ask the operator; on approval run the same request again with --approve <token>; if denied, retry with `paths` (README.md, docs/, examples/)',
     limits,
     caps: capsPreview(details),
+    ...(estimate ? { estimate } : {}),
   };
+}
+
+async function estimateFor(root: string, details: SourceDetails[]): Promise<import('../approval-estimate.js').ApprovalEstimate | null> {
+  try {
+    const { estimateApproval } = await import('../approval-estimate.js');
+    const { vectorTarget } = await import('../vectors/status.js');
+    const target = await vectorTarget(root);
+    const files = details.reduce((n, d) => n + (d.file_count ?? 0), 0);
+    const known = details.every((d) => typeof d.total_bytes === 'number');
+    const bytes = known ? details.reduce((n, d) => n + (d.total_bytes ?? 0), 0) : null;
+    return estimateApproval({ files, bytes, embedder: target.off ? 'none' : target.label, chunkVectors: target.chunks && !target.off });
+  } catch {
+    return null; // an estimate is a courtesy: never fail phase 1 for it
+  }
 }
 
 function commitMessage(req: CreateRequest, fileCount: number, fetched: { source: { type: string; url: string; commit?: string } }[]): string {

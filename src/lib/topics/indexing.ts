@@ -2,15 +2,32 @@
  * The one place topic mutations reach the derived index. Indexing happens after the commit, so a
  * failure here never undoes a fetched topic: it becomes a warning, and the next search (or
  * `index rebuild`) catches up, because the index is derived from the files.
+ *
+ * Only the lexical side is built here: the command returns as soon as the topic is searchable.
+ * Vectors are built in the background (src/lib/vectors/background.ts) and the answer says how
+ * many chunks still wait for theirs.
  */
 import { asTkomaError } from '../errors.js';
 import type { CommitAuthor } from '../root-git.js';
 import type { Progress } from '../progress.js';
 
+export interface VectorOutlook {
+  available: boolean;
+  /** The recorded space (or what the config names when nothing is recorded). */
+  embedder?: string;
+  reason?: string;
+  /** Chunks of these topics still without a vector of that space (0 when chunk vectors are off). */
+  pending?: number;
+  /** Whether chunks get vectors at all in this space (topic notes always do). */
+  chunk_vectors?: boolean;
+  /** Who builds them: a background worker (its pid), or why nobody does. */
+  building?: { pid?: number; reason?: string };
+}
+
 export interface IndexOutcome {
   chunks: Record<string, number>;
   warnings: string[];
-  vector_search: { available: boolean; embedder?: string; reason?: string };
+  vector_search: VectorOutlook;
 }
 
 export async function indexTopics(
@@ -20,25 +37,19 @@ export async function indexTopics(
 ): Promise<IndexOutcome> {
   const warnings: string[] = [];
   try {
-    const { resolveEmbedder, syncIndex } = await import('../index/service.js');
-    const resolved = await resolveEmbedder(root, { flag: opts.embedderFlag });
-    if (resolved.reason) warnings.push(`vector search unavailable: ${resolved.reason}`);
-    const report = await opts.progress.task('Index (chunk, embed, BM25 + vectors)', (update) =>
+    const { syncIndex } = await import('../index/service.js');
+    const report = await opts.progress.task('Index (chunk, BM25)', (update) =>
       syncIndex(root, {
         topicIds,
-        embedder: resolved.embedder,
+        embedder: null,
         onProgress: (e) => update(`${e.phase} ${e.done}/${e.total}`),
       }),
     );
     const chunks: Record<string, number> = {};
     for (const id of topicIds) chunks[id] = report.topics[id]?.chunks ?? 0;
-    return {
-      chunks,
-      warnings,
-      vector_search: resolved.embedder
-        ? { available: true, embedder: resolved.embedder.key }
-        : { available: false, reason: resolved.reason ?? 'no embedder configured (lexical search only)' },
-    };
+    const { vectorOutlook } = await import('../vectors/status.js');
+    const outlook = await vectorOutlook(root, topicIds, { flag: opts.embedderFlag, warnings });
+    return { chunks, warnings, vector_search: outlook };
   } catch (err) {
     const e = asTkomaError(err);
     warnings.push(`indexing failed (${e.code}): ${e.message}; search will retry, or run \`tkoma-ref index rebuild\``);

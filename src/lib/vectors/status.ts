@@ -1,0 +1,104 @@
+/**
+ * What the vector side of a root looks like without starting any model: the target space, what
+ * each topic serves and how many chunks still wait. Cheap: heads and the config only.
+ */
+import { loadHead } from '../index/topic-index.js';
+import { loadNotes } from '../index/notes.js';
+import { readConfig } from '../store/config.js';
+import { listTopicIds } from '../store/topics.js';
+import type { VectorOutlook } from '../topics/indexing.js';
+import { pendingOf, type TopicPending } from './builder.js';
+import { chunkSetting, chunkVectorsFor, parseKey } from './space.js';
+
+export interface VectorTarget {
+  /** Recorded key; null when nothing is recorded (auto, resolved by the builder in memory). */
+  key: string | null;
+  /** "none" recorded or asked for: no vectors at all. */
+  off: boolean;
+  chunks: boolean;
+  /** What to show people: the key, or the config's provider. */
+  label: string;
+}
+
+export async function vectorTarget(root: string, env: NodeJS.ProcessEnv = process.env): Promise<VectorTarget> {
+  const config = await readConfig(root);
+  const recorded = config.embedding.recorded;
+  const setting = chunkSetting(config);
+  const envNone = (env.TKOMA_REF_EMBEDDER ?? '').trim().toLowerCase() === 'none';
+  if (recorded === 'none' || envNone) return { key: null, off: true, chunks: false, label: 'none' };
+  if (recorded && parseKey(recorded)) return { key: recorded, off: false, chunks: chunkVectorsFor(setting, recorded), label: recorded };
+  const provider = config.embedding.provider || 'auto';
+  // Unrecorded: auto finds use-lite on a machine without a local model; other providers are real models.
+  const guess = provider === 'auto' || provider === 'use-lite' ? 'use-lite:?:1' : `${provider}:?:1`;
+  return { key: null, off: false, chunks: chunkVectorsFor(setting, guess), label: provider };
+}
+
+export interface VectorStatus {
+  target: string;
+  chunk_vectors: boolean;
+  builder: { pid: number; since: string } | null;
+  notes: { serving: string | null; topics: number; with_vectors: number };
+  topics: Record<string, TopicPending>;
+  pending: number;
+}
+
+export async function vectorStatus(root: string, topicIds?: string[]): Promise<VectorStatus> {
+  const target = await vectorTarget(root);
+  const ids = topicIds ?? (await listTopicIds(root));
+  const topics: Record<string, TopicPending> = {};
+  let pending = 0;
+  for (const id of ids) {
+    const p = pendingOf(await loadHead(root, id), target.key, target.chunks && !target.off);
+    topics[id] = p;
+    pending += p.pending;
+  }
+  const notes = await loadNotes(root);
+  const entries = Object.values(notes.topics);
+  const { vectorBuilder } = await import('./background.js');
+  const b = vectorBuilder(root);
+  return {
+    target: target.label,
+    chunk_vectors: target.chunks && !target.off,
+    builder: b ? { pid: b.pid, since: b.since } : null,
+    notes: { serving: notes.key, topics: entries.length, with_vectors: entries.filter((e) => e.vector).length },
+    topics,
+    pending,
+  };
+}
+
+/** After create/refresh: what the answer says about vectors, and the background worker started. */
+export async function vectorOutlook(root: string, topicIds: string[], opts: { flag?: string; warnings: string[] }): Promise<VectorOutlook> {
+  const target = await vectorTarget(root);
+  const flag = opts.flag?.trim().toLowerCase();
+  if (flag && flag !== 'auto' && flag !== 'none' && target.key && !target.key.startsWith(`${flag}:`)) {
+    opts.warnings.push(`--embedder ${flag} ignored: this knowledge root records ${target.key} (change it with \`tkoma-ref index embedder set\`)`);
+  }
+  if (target.off || flag === 'none') {
+    return { available: false, reason: target.off ? 'embedder "none": lexical search only' : '--embedder none: no vectors built now', pending: 0, chunk_vectors: false };
+  }
+  let pending = 0;
+  for (const id of topicIds) pending += pendingOf(await loadHead(root, id), target.key, target.chunks).pending;
+  const { requestVectors } = await import('./background.js');
+  const spawned = await requestVectors(root);
+  return {
+    available: true,
+    embedder: target.label,
+    pending,
+    chunk_vectors: target.chunks,
+    building: spawned.pid !== undefined ? { pid: spawned.pid, ...(spawned.reason ? { reason: spawned.reason } : {}) } : { reason: spawned.reason ?? 'not started' },
+  };
+}
+
+/** Cheap: is there anything for a builder to do (notes or chunks missing in the target space)? */
+export async function hasVectorWork(root: string): Promise<boolean> {
+  const target = await vectorTarget(root);
+  if (target.off) return false;
+  const notes = await loadNotes(root);
+  const entries = Object.values(notes.topics);
+  if (entries.length > 0 && ((target.key !== null && notes.key !== target.key) || notes.key === null || entries.some((e) => !e.vector))) return true;
+  if (!target.chunks) return false;
+  for (const id of await listTopicIds(root)) {
+    if (pendingOf(await loadHead(root, id), target.key, true).pending > 0) return true;
+  }
+  return false;
+}
