@@ -26,6 +26,8 @@ export interface TransformersOptions {
   probeTimeoutMs?: number;
   /** ONNX weights variant; default fp32, or q8 when a local folder only has model_quantized.onnx. */
   dtype?: 'fp32' | 'fp16' | 'q8' | 'int8' | 'uint8' | 'q4';
+  /** onnxruntime intra-op threads (default: TKOMA_REF_EMBED_THREADS, else onnxruntime's own choice). */
+  threads?: number;
 }
 
 /** Same pattern transformers.js uses to decide whether a name is a hub id (then it joins it to localModelPath). */
@@ -243,7 +245,8 @@ export async function createTransformersEmbedder(
     extractor = (await pipeline('feature-extraction', where.id, {
       device: 'cpu',
       dtype,
-      session_options: { logSeverityLevel: 3 }, // onnxruntime warnings would litter stderr
+      // onnxruntime warnings would litter stderr
+      session_options: { logSeverityLevel: 3, ...threadOption(opts.threads) },
     })) as unknown as Extractor;
   } catch (err) {
     throw fail(`transformers could not load ${where.name}: ${err instanceof Error ? err.message : String(err)}`);
@@ -262,4 +265,9 @@ export async function createTransformersEmbedder(
     await embedder.close().catch(() => undefined);
     throw fail(`transformers model ${where.name} failed to run: ${err instanceof Error ? err.message : String(err)}`);
   }
+}
+
+function threadOption(threads: number | undefined): { intraOpNumThreads?: number } {
+  const n = threads ?? Number(process.env.TKOMA_REF_EMBED_THREADS ?? '');
+  return Number.isInteger(n) && n > 0 ? { intraOpNumThreads: n } : {};
 }
