@@ -106,5 +106,14 @@ describe('vectors through the CLI', () => {
     expect(rebuilt.code).toBe(0);
     expect(rebuilt.json.vector_search).toMatchObject({ available: true, embedder: 'ollama:bow:16', pending: 0 });
     expect(rebuilt.json.vector_search.restored).toBeGreaterThan(0);
+
+    // An explicitly named provider that cannot run: exit 8, and the vectors are all still there.
+    const emptyModels = join(tmp.path, 'no-models');
+    const offline = await cli(['index', 'rebuild', '--embedder', 'transformers', '--json'], { root, env: { ...ENV, TKOMA_REF_MODEL_DIR: emptyModels } });
+    expect(offline.code).toBe(8);
+    expect(offline.json.error.message).toMatch(/transformers cannot run here.*nothing was changed/);
+    const kept = await cli(['index', 'status', '--json'], { root, env: ENV });
+    expect(kept.json.vector_work.topics[topic]).toMatchObject({ pending: 0 });
+    expect(kept.json.vectors).toBe(kept.json.chunks);
   });
 });
