@@ -72,6 +72,8 @@ export async function freshRootWithTopic(root: string, spec: TopicSpec, progress
   // The embedder is a recorded choice, and create builds only the lexical index: record it, then
   // build every vector (chunks included: the bench measures them) in this process before asking.
   const embed = spec.embedderFlag !== 'none';
+  // The bench builds vectors itself, timed, in this process: no background worker beside it.
+  process.env.TKOMA_REF_VECTOR_WORKER = 'off';
   if (embed) {
     const { setEmbedder } = await import('../../src/lib/vectors/choice.js');
     await setEmbedder(root, { provider: spec.embedderFlag, chunks: 'on' }, { startWorker: false });

@@ -18,9 +18,10 @@ export const MEASURED_RATES = {
   /**
    * Background embedding, chunks per second by provider (at low priority, so a busy machine is
    * slower): use-lite 11.9/s quiet in bench:throughput (3.8–8.6/s under load in issue 10);
-   * transformers: bge-small-en-v1.5's shape, int8, measured by bench/embed-shapes.ts.
+   * transformers: bge-small-en-v1.5's shape on ~600-character chunks, 2.7/s fp32 and 5.0/s int8
+   * at batch 4 (bench/embed-shapes.ts, load 5 on 2 shared cores).
    */
-  embedChunksPerSecond: { 'use-lite': 8, transformers: 20 } as Record<string, number>,
+  embedChunksPerSecond: { 'use-lite': 8, transformers: 3 } as Record<string, number>,
 } as const;
 
 export interface EstimateInput {

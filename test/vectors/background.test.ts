@@ -195,4 +195,28 @@ describe('background vector worker (real processes)', () => {
     const after = await searchReferences(root, { question: 'flux capacitor gigawatts', topic: 'topic-gears' });
     expect(after.vector_search).toMatchObject({ available: true, embedder: KEY, coverage: 1, pending: 0 });
   });
+
+  it('a warm server picks up the vectors a worker writes, without a restart', async () => {
+    const { startServer } = await import('../../src/lib/serve/server.js');
+    const { tryServer } = await import('../../src/lib/serve/client.js');
+    const running = await startServer(root, { watch: false, preloadTopics: 1 });
+    try {
+      const ask = async () =>
+        (await tryServer(root, 'search', { question: 'flux capacitor gigawatts', topic: 'topic-gears' }, { timeoutMs: 5000 })) as {
+          vector_search: { coverage: number; available: boolean };
+          results: { path: string }[];
+        };
+      const before = await ask();
+      expect(before.vector_search.coverage).toBe(0);
+      expect(before.results[0]?.path).toBe('docs/special.md');
+      server.delayMs = 0;
+      const w = rawWorker(root);
+      expect(await w.done).toBe(0);
+      const after = await ask();
+      expect(after.vector_search).toMatchObject({ available: true, coverage: 1 });
+      expect(after.results[0]?.path).toBe('docs/special.md');
+    } finally {
+      await running.close();
+    }
+  });
 });

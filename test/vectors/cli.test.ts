@@ -15,6 +15,7 @@ const tmp = tmpDir('tkoma-vectors-cli-');
 const root = join(tmp.path, 'kb');
 let embed: EmbedServer;
 let topic = '';
+let repoUrl = '';
 // No TKOMA_REF_EMBEDDER=none here: reads must be safe with the default choice too.
 const ENV = { TKOMA_REF_EMBEDDER: '', TKOMA_REF_VECTOR_WORKER: 'off' };
 const commits = () => Number(git(root, 'rev-list', '--count', 'HEAD'));
@@ -28,6 +29,7 @@ beforeAll(async () => {
     'docs/lubrication.md': '# Lubrication\n\nUse grease on the teeth every hundred hours.\n',
     'src/gear.ts': 'export function ratio(a: number, b: number): number {\n  return a / b;\n}\n',
   });
+  repoUrl = repo.url;
   const r = await cli(['topic', 'create', '--yes', '--json', '--title', 'Gears', '--git', repo.url], { root, env: ENV });
   expect(r.code, r.stdout + r.stderr).toBe(0);
   // Searchable at once; the answer says what vectors are still to come (auto: notes only).
@@ -41,6 +43,14 @@ afterAll(async () => {
 });
 
 describe('vectors through the CLI', () => {
+  it('approval (phase 1) tells the cost: chunks, time to searchable, what vectors follow', async () => {
+    const r = await cli(['topic', 'create', '--json', '--title', 'Gears again', '--topic-id', 'gears-two', '--git', repoUrl], { root, env: ENV });
+    expect(r.code, r.stdout + r.stderr).toBe(4);
+    expect(r.json.estimate).toMatchObject({ vectors: 'topic notes only', embedder: 'auto' });
+    expect(r.json.estimate.chunks).toBeGreaterThan(0);
+    expect(r.json.estimate.summary).toMatch(/^~\d+ chunks, searchable in ~\d+ s, topic-note vectors only/);
+  });
+
   it('a read command never commits, whatever embedder it asks for', async () => {
     const before = commits();
     const config = toml();
@@ -106,5 +116,14 @@ describe('vectors through the CLI', () => {
     expect(rebuilt.code).toBe(0);
     expect(rebuilt.json.vector_search).toMatchObject({ available: true, embedder: 'ollama:bow:16', pending: 0 });
     expect(rebuilt.json.vector_search.restored).toBeGreaterThan(0);
+
+    // An explicitly named provider that cannot run: exit 8, and the vectors are all still there.
+    const emptyModels = join(tmp.path, 'no-models');
+    const offline = await cli(['index', 'rebuild', '--embedder', 'transformers', '--json'], { root, env: { ...ENV, TKOMA_REF_MODEL_DIR: emptyModels } });
+    expect(offline.code).toBe(8);
+    expect(offline.json.error.message).toMatch(/transformers cannot run here.*nothing was changed/);
+    const kept = await cli(['index', 'status', '--json'], { root, env: ENV });
+    expect(kept.json.vector_work.topics[topic]).toMatchObject({ pending: 0 });
+    expect(kept.json.vectors).toBe(kept.json.chunks);
   });
 });

@@ -14,7 +14,7 @@ export default class IndexEmbed extends BaseCommand<typeof IndexEmbed> {
     'Topic notes first, then docs chunks, then code. Uses the recorded embedder (`index embedder set`); embedding runs outside every lock and the index lock is held only briefly per batch, so searches keep answering. Interrupt it at any time: what was embedded is kept in the cache.';
   static examples = ['<%= config.bin %> index embed', '<%= config.bin %> index embed --topic topic-dioxus-ui --json'];
   static flags = {
-    topic: Flags.string({ description: 'Only this topic (topic notes are always brought up to date).', multiple: true }),
+    topic: Flags.string({ description: 'Only this topic, chunk vectors included even where they are off by default (topic notes are always brought up to date).', multiple: true }),
   };
 
   protected async execute(): Promise<unknown> {

@@ -17,8 +17,6 @@ import { forgetTopicIndex, loadHead, removeTopicIndexDir } from './topic-index.j
 import { TkomaError } from '../errors.js';
 import type { VectorStatus } from '../vectors/status.js';
 
-import { resolveEmbedder } from './embedder.js';
-
 export { resolveEmbedder, requireEmbedder, parseRecordedKey, type ResolvedEmbedder } from './embedder.js';
 export { syncIndex, type SyncOptions, type SyncProgress, type SyncReport, type TopicSyncCounts } from './sync.js';
 
@@ -50,10 +48,17 @@ export async function rebuildIndex(root: string, opts: RebuildOptions = {}): Pro
   const flag = opts.embedderFlag?.trim().toLowerCase();
   let warning: string | undefined;
   if (flag && flag !== 'auto' && flag !== 'none') {
-    const resolved = await resolveEmbedder(root, { flag });
-    warning = resolved.warning;
-    if (!resolved.embedder && !warning) {
-      throw new TkomaError('EMBEDDER_UNAVAILABLE', `${flag} cannot run here: ${resolved.reason ?? 'unavailable'}; nothing was changed`, { embedder: flag });
+    // The named provider must run here, whatever is recorded; otherwise nothing is touched.
+    const { settingsFromEnv, createEmbedder } = await import('../embedding/index.js');
+    const { readConfig } = await import('../store/config.js');
+    const config = await readConfig(root);
+    const settings = settingsFromEnv(process.env, config.embedding as never, flag);
+    const started = await createEmbedder(settings).catch((err: unknown) => {
+      throw new TkomaError('EMBEDDER_UNAVAILABLE', `${flag} cannot run here: ${err instanceof Error ? err.message : String(err)}; nothing was changed`, { embedder: flag });
+    });
+    const recorded = config.embedding.recorded;
+    if (started && recorded && started.key !== recorded) {
+      warning = `--embedder ${started.key} is not the recorded ${recorded}: the index keeps the recorded space (choose another with \`tkoma-ref index embedder set\`)`;
     }
   }
   // The spaces served before: their vectors come back from the cache.

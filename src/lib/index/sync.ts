@@ -331,3 +331,27 @@ async function servedSpace(root: string, id: string): Promise<TopicHead['vectors
   const meta = await readJsonSafe(annMetaFile(root, id), (v): v is { key: string; dimension: number } => isRecord(v) && typeof v.key === 'string' && typeof v.dimension === 'number');
   return meta ? { key: meta.key, dimension: meta.dimension, complete: false, count: 1 } : null;
 }
+
+/**
+ * Without any lock: true when a lexical sync of `topicIds` would change nothing (every file and
+ * topic.md has the size and mtime the index recorded). Readers check this first, so a search
+ * never waits behind a background builder's short apply when the files did not move.
+ */
+export async function lexicallyCurrent(root: string, topicIds: string[]): Promise<boolean> {
+  const meta = await readMeta(root);
+  if (!meta || meta.format !== INDEX_FORMAT) return false;
+  const { loadHeadForReading } = await import('./topic-index.js');
+  const { loadNotes } = await import('./notes.js');
+  const { lstat } = await import('node:fs/promises');
+  const notes = await loadNotes(root);
+  for (const id of topicIds) {
+    const head = await loadHeadForReading(root, id);
+    if (!head) return false;
+    const diff = diffByStat(await listTopicFiles(join(referencesDir(root), id)), head.files);
+    if (diff.added.length + diff.suspect.length + diff.removed.length > 0) return false;
+    const st = await lstat(join(referencesDir(root), id, 'topic.md')).catch(() => null);
+    const n = notes.topics[id];
+    if (!st || !n || n.size !== st.size || n.mtimeMs !== st.mtimeMs) return false;
+  }
+  return true;
+}

@@ -306,9 +306,11 @@ interface Opened {
 /** Syncs the topics (cheap when nothing changed) and loads their indexes, repairing damage. */
 async function openIndexes(root: string, topics: LoadedTopic[], embedder: Embedder | null, syncFiles: boolean): Promise<Opened[]> {
   if (topics.length === 0) return [];
-  const { syncIndex } = await import('../index/sync.js');
+  const { syncIndex, lexicallyCurrent } = await import('../index/sync.js');
   const { loadHeadForReading: loadHead, loadTopicIndex } = await import('../index/topic-index.js');
   const sync = async (topicIds: string[], verify: boolean): Promise<void> => {
+    // Nothing moved: no lock (a background builder may be applying vectors right now).
+    if (!verify && (await lexicallyCurrent(root, topicIds))) return;
     try {
       await syncIndex(root, { topicIds, embedder, verify, lockTimeoutMs: 2000 });
     } catch (err) {

@@ -215,6 +215,8 @@ export async function startServer(root: string, opts: ServerOptions = {}): Promi
     watching = true;
   }
 
+  // A watcher keeps the background vector builder going; without one the server does.
+  const builder = watcher ? null : (await import('../vectors/background.js')).startVectorBuilder(root);
   const startedAt = new Date().toISOString();
   const info: ServeInfo = { pid: process.pid, socket: socketPath, started_at: startedAt, version: packageVersion(), build: buildId(), protocol: PROTOCOL, root };
   const counts = { ping: 0, search: 0, topic_search: 0, fallback: 0, error: 0 };
@@ -321,6 +323,7 @@ export async function startServer(root: string, opts: ServerOptions = {}): Promi
           for (const c of connections) c.destroy();
         });
         rmSync(socketPath, { force: true });
+        builder?.close();
         await watcher?.close();
       })();
       return closing;

@@ -81,6 +81,8 @@ export interface RefreshResult {
   limits: Limits;
   /** Files with possible prompt injection or hidden text after the refresh. */
   untrusted: { files: number; by_kind: Record<string, number> };
+  /** Searchable now; how many chunks still wait for vectors (built in the background). */
+  vector_search?: import('./indexing.js').VectorOutlook;
 }
 
 /** Pure: what changed between two sets of records of one source. */
@@ -446,5 +448,6 @@ export async function refreshTopic(
   const indexed = await indexTopics(root, [id], { embedderFlag: opts.embedderFlag, progress: opts.progress, author: opts.author });
   result.chunk_count = indexed.chunks[id] ?? 0;
   result.warnings.push(...indexed.warnings);
+  result.vector_search = indexed.vector_search;
   return result;
 }

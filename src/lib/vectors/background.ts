@@ -87,6 +87,8 @@ export function spawnVectorWorker(root: string, env: NodeJS.ProcessEnv = process
   if (running) return { started: false, pid: running.pid, reason: `a builder runs (pid ${running.pid})` };
   const { file, execArgv } = workerCommand();
   mkdirSync(stateDir(root), { recursive: true });
+  // The log only needs its recent past.
+  if ((statSync(workerLogFile(root), { throwIfNoEntry: false })?.size ?? 0) > 1_000_000) writeFileSync(workerLogFile(root), '');
   const log = openSync(workerLogFile(root), 'a');
   try {
     const child = spawn(process.execPath, [...execArgv, file, root], {

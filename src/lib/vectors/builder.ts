@@ -194,7 +194,7 @@ async function planChunks(root: string, key: string, topicIds: string[], cache: 
   return { docs, code, topics };
 }
 
-/** readTexts wants records of one segment in any order; offsets decide. */
+/** Embeds what is missing (notes, then docs, then code) and applies it to the index as it goes. */
 export async function buildVectors(root: string, opts: BuildOptions): Promise<BuildReport> {
   const { embedder } = opts;
   const key = embedder.key;
@@ -257,24 +257,27 @@ export async function buildVectors(root: string, opts: BuildOptions): Promise<Bu
     total += plan.docs.length + plan.code.length;
     const touched = new Set<string>();
     let lastApply = Date.now();
+    // Applies hold the index lock and make readers re-open the topic: at most ~10% of the time.
+    let interval = applyEvery;
     const applyTouched = async (): Promise<void> => {
+      const began = Date.now();
       for (const t of [...touched].sort()) {
         const r = await applyFromCache(root, t, embedder, cache, { lockTimeoutMs });
         if (r) report.topics[t] = { ...(report.topics[t] ?? { embedded: 0 }), chunks: r.chunks, vectors: r.vectors, ...(r.swapped ? { swapped: true } : {}) };
       }
       touched.clear();
       lastApply = Date.now();
+      interval = Math.max(applyEvery, 10 * (lastApply - began));
       progress('apply');
     };
     const onBatch = async (): Promise<void> => {
-      if (Date.now() - lastApply >= applyEvery) await applyTouched();
+      if (Date.now() - lastApply >= interval) await applyTouched();
     };
-    const track = (items: Work[]): Work[] => items;
     const mark = (w: Work[]): void => w.forEach((x) => touched.add(x.topic));
     // Mark as we go so a periodic apply only touches topics with new vectors.
     const run = async (items: Work[], phase: BuildProgress['phase']): Promise<boolean> => {
       for (let i = 0; i < items.length; i += batchSize * 8) {
-        const part = track(items.slice(i, i + batchSize * 8));
+        const part = items.slice(i, i + batchSize * 8);
         mark(part);
         if (!(await embed(part, phase, onBatch))) return false;
       }
