@@ -9,6 +9,7 @@ import { Args, Command, Flags, Interfaces } from '@oclif/core';
 import { TkomaError } from '../lib/errors.js';
 import type { Progress } from '../lib/progress.js';
 import { silentProgress } from '../lib/progress.js';
+import { settingEnv } from '../lib/settings.js';
 import { requireRoot, resolveRootPath } from '../lib/store/root.js';
 import { emitFailure, emitResult, readInput } from './output.js';
 import { BASE_FLAG_SPECS, type CommandSpec, EMBEDDER_FLAG_SPEC, type FlagSpec, INPUT_FLAG_SPEC } from './spec.js';
@@ -143,8 +144,8 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
 }
 
 export const authorFlags = {
-  ghost: Flags.string({ description: 'Ghost (agent) making the change: the commit author.', env: 'TKOMA_REF_GHOST' }),
-  model: Flags.string({ description: 'Model behind the ghost, recorded in the commit author.', env: 'TKOMA_REF_MODEL' }),
+  ghost: Flags.string({ description: 'Ghost (agent) making the change: the commit author.', env: settingEnv('ghost') }),
+  model: Flags.string({ description: 'Model behind the ghost, recorded in the commit author.', env: settingEnv('model') }),
 };
 
 export const inputFlag = {

@@ -24,6 +24,7 @@ import { hostname } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 
 import { environmentError, TkomaError } from './errors.js';
+import { envSetting } from './settings.js';
 
 export type LockName = 'write' | 'index' | 'vectors';
 
@@ -63,13 +64,8 @@ export function assertWritable(root: string): void {
 
 /** The write-lock timeout from the environment (seconds), else 30 s. */
 export function writeLockTimeoutMs(env: NodeJS.ProcessEnv = process.env): number {
-  const raw = env.TKOMA_REF_LOCK_TIMEOUT;
-  if (raw === undefined || raw.trim() === '') return DEFAULT_WRITE_TIMEOUT_MS;
-  const seconds = Number(raw);
-  if (!Number.isFinite(seconds) || seconds < 0) {
-    throw new TkomaError('INVALID_INPUT', `TKOMA_REF_LOCK_TIMEOUT must be a number of seconds, got "${raw}"`);
-  }
-  return Math.round(seconds * 1000);
+  const seconds = envSetting('lockTimeout', env);
+  return seconds === undefined ? DEFAULT_WRITE_TIMEOUT_MS : Math.round(seconds * 1000);
 }
 
 /** What a command line looks like in a lock: the binary and its command words, never flag values. */
