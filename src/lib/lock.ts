@@ -21,9 +21,11 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { createHash, randomBytes } from 'node:crypto';
 import { accessSync, constants, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { dirname, join, resolve } from 'node:path';
 
 import { environmentError, TkomaError } from './errors.js';
+import { pidAlive } from './process.js';
 import { envSetting } from './settings.js';
 
 export type LockName = 'write' | 'index' | 'vectors';
@@ -88,17 +90,6 @@ export function processStart(pid: number): number | undefined {
     return Number.isFinite(start) ? start : undefined;
   } catch {
     return undefined;
-  }
-}
-
-export function pidAlive(pid: number): boolean {
-  if (!Number.isInteger(pid) || pid <= 0) return false;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    // EPERM: it exists but belongs to someone else.
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
 
@@ -284,7 +275,6 @@ function tryAcquireOnce(root: string, name: LockName, command: string): { releas
   return { holder: readHolder(dir) };
 }
 
-const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
 function lockedError(root: string, name: LockName, holder: LockHolder | null, waitedMs: number): TkomaError {
   const who = holder ? `pid ${holder.pid} (${holder.command}${holder.since ? `, since ${holder.since}` : ''})` : 'another process';

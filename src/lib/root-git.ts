@@ -8,6 +8,7 @@
 import { execFile, execFileSync } from 'node:child_process';
 import { readdirSync, rmSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 import { environmentError, TkomaError } from './errors.js';
 
@@ -48,7 +49,6 @@ function indexBusy(stderr: string): boolean {
   return /index\.lock': File exists/.test(stderr);
 }
 
-const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
 export async function git(cwd: string, args: string[], author: CommitAuthor = {}): Promise<string> {
   for (let attempt = 0; ; attempt++) {
@@ -109,15 +109,6 @@ export function headCommit(root: string): string | null {
     return gitSync(root, ['rev-parse', '--verify', '-q', 'HEAD']).trim() || null;
   } catch {
     return null;
-  }
-}
-
-/** True when HEAD has anything at `path` (a file or a folder). */
-export function trackedAtHead(root: string, path: string): boolean {
-  try {
-    return gitSync(root, ['ls-tree', '--name-only', 'HEAD', '--', path]).trim().length > 0;
-  } catch {
-    return false;
   }
 }
 

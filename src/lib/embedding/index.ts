@@ -9,9 +9,6 @@ import type { Embedder, EmbedderChoice, EmbedderSettings } from './types.js';
 import type { HttpProviderOptions } from './remote.js';
 import type { TransformersOptions } from './transformers.js';
 
-export { EmbeddingCache, embedWithCache, embedWithCacheDetailed } from './cache.js';
-export type { EmbedStats } from './cache.js';
-
 export const EMBEDDER_CHOICES: readonly EmbedderChoice[] = ['auto', 'transformers', 'use-lite', 'ollama', 'openai', 'none'];
 
 /** Per-provider tuning that is not user configuration (timeouts, batch sizes); mostly for tests. */
