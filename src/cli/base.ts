@@ -1,8 +1,9 @@
 /**
  * Every command extends BaseCommand: it owns --json, --root and --input, turns any failure into
  * `{"error": {...}}` (under --json) or one readable line, and sets the exit status from the
- * error's code. We do our own JSON handling instead of oclif's enableJsonFlag because oclif
- * forces exit status 1 on JSON errors (STACK.md) and we promise distinct, documented codes.
+ * error's code. We do our own JSON handling instead of oclif's enableJsonFlag because under it a
+ * failed command exits with status 1 whatever code its JSON names, and we promise distinct,
+ * documented exit statuses.
  */
 import { Args, Command, Flags, Interfaces } from '@oclif/core';
 

@@ -15,7 +15,7 @@ import { searchReferences } from '../../src/lib/search/search.js';
 import { normalizePaths } from '../../src/lib/sources/git-url.js';
 import { urlSlug } from '../../src/lib/sources/web-url.js';
 import { isValidTopicId, topicIdFromTitle } from '../../src/lib/store/model.js';
-import { readManifest, resolveTopicPath, topicDir } from '../../src/lib/store/topics.js';
+import { readManifest, resolveTopicPath, topicDir } from '../../src/lib/store/topic-files.js';
 import { getReference } from '../../src/lib/topics/read.js';
 import { validateTopicIdField } from '../../src/lib/topics/request.js';
 import { tmpDir } from '../helpers/fixtures.js';

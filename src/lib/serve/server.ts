@@ -150,7 +150,7 @@ const isWatchLimit = (e: unknown): boolean => {
  */
 async function preload(root: string, max: number): Promise<void> {
   if (max <= 0) return;
-  const { loadAllTopics } = await import('../store/topics.js');
+  const { loadAllTopics } = await import('../store/topic-files.js');
   const { syncIndex } = await import('../index/sync.js');
   const { topics } = await loadAllTopics(root);
   const ids = topics.filter((x) => x.front.status !== 'obsolete').map((x) => x.front.id);

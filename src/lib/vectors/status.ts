@@ -6,7 +6,7 @@ import { loadHead } from '../index/topic-index.js';
 import { loadNotes } from '../index/notes.js';
 import { readConfig } from '../store/config.js';
 import { envSetting } from '../settings.js';
-import { listTopicIds } from '../store/topics.js';
+import { listTopicIds } from '../store/topic-files.js';
 import type { VectorOutlook } from '../topics/indexing.js';
 import { pendingOf, type TopicPending } from './builder.js';
 import { chunkSetting, chunkVectorsFor, parseKey } from './space.js';
