@@ -19,7 +19,7 @@ import { readManifest, resolveTopicPath, topicDir } from '../../src/lib/store/to
 import { getReference } from '../../src/lib/topics/read.js';
 import { validateTopicIdField } from '../../src/lib/topics/request.js';
 import { tmpDir } from '../helpers/fixtures.js';
-import { makeTmpRoot, writeTopic } from '../index/helpers.js';
+import { makeTmpRoot, writeTopic } from '../helpers/index-topics.js';
 
 /** Path pieces an attacker would try: traversal, separators, NUL, case and look-alike tricks. */
 const hostileSegment = fc.oneof(

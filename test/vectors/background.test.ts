@@ -20,7 +20,7 @@ import { searchReferences } from '../../src/lib/search/search.js';
 import { spawnVectorWorker, vectorBuilder, workerCommand } from '../../src/lib/vectors/background.js';
 import { setEmbedder } from '../../src/lib/vectors/choice.js';
 import { vectorStatus } from '../../src/lib/vectors/status.js';
-import { bowVector, makeTmpRoot, writeTopic } from '../index/helpers.js';
+import { bowVector, makeTmpRoot, writeTopic } from '../helpers/index-topics.js';
 
 interface SlowServer {
   url: string;
