@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { createEmbedder } from '../src/lib/embedding/index.js';
 import { createTransformersEmbedder } from '../src/lib/embedding/transformers.js';
 import type { Embedder } from '../src/lib/embedding/types.js';
-import { listTopicIds } from '../src/lib/store/topics.js';
+import { listTopicIds } from '../src/lib/store/topic-files.js';
 import { loadHead } from '../src/lib/index/topic-index.js';
 import { readSegmentChunks } from '../src/lib/index/segments.js';
 import { BGE_SMALL, writeBertShapedModel } from './lib/bert-onnx.js';

@@ -11,8 +11,8 @@ import { createEmbedder } from '../src/lib/embedding/index.js';
 import { EmbeddingCache } from '../src/lib/embedding/cache.js';
 import type { Embedder } from '../src/lib/embedding/types.js';
 import { USE_LITE_MAX_CHARS } from '../src/lib/embedding/use-lite.js';
-import { startFakeServer } from '../test/embedding/helpers/fake-servers.js';
-import { tinyModelAt, tmpDir } from '../test/embedding/helpers/tmp.js';
+import { startFakeServer } from '../test/helpers/fake-embed-servers.js';
+import { tinyModelAt, tmpDir } from '../test/helpers/tmp.js';
 
 const COUNT = Number(process.argv[2] ?? 200);
 

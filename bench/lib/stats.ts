@@ -1,5 +1,4 @@
 /** Small statistics and measuring helpers for the benchmarks. */
-import { performance } from 'node:perf_hooks';
 
 /** Nearest-rank percentile (p in 0..100) of unsorted values; NaN for none. */
 export function percentile(values: readonly number[], p: number): number {
@@ -16,12 +15,6 @@ export function mean(values: readonly number[]): number {
 /** Peak resident set size of this process so far, in MB (getrusage ru_maxrss). */
 export function peakRssMb(): number {
   return process.resourceUsage().maxRSS / 1024;
-}
-
-export async function timed<T>(fn: () => Promise<T> | T): Promise<{ value: T; ms: number }> {
-  const t = performance.now();
-  const value = await fn();
-  return { value, ms: performance.now() - t };
 }
 
 export const round = (x: number, digits = 1): number => {

@@ -1,14 +1,16 @@
 /**
  * Every command extends BaseCommand: it owns --json, --root and --input, turns any failure into
  * `{"error": {...}}` (under --json) or one readable line, and sets the exit status from the
- * error's code. We do our own JSON handling instead of oclif's enableJsonFlag because oclif
- * forces exit status 1 on JSON errors (STACK.md) and we promise distinct, documented codes.
+ * error's code. We do our own JSON handling instead of oclif's enableJsonFlag because under it a
+ * failed command exits with status 1 whatever code its JSON names, and we promise distinct,
+ * documented exit statuses.
  */
 import { Args, Command, Flags, Interfaces } from '@oclif/core';
 
 import { TkomaError } from '../lib/errors.js';
 import type { Progress } from '../lib/progress.js';
 import { silentProgress } from '../lib/progress.js';
+import { settingEnv } from '../lib/settings.js';
 import { requireRoot, resolveRootPath } from '../lib/store/root.js';
 import { emitFailure, emitResult, readInput } from './output.js';
 import { BASE_FLAG_SPECS, type CommandSpec, EMBEDDER_FLAG_SPEC, type FlagSpec, INPUT_FLAG_SPEC } from './spec.js';
@@ -143,8 +145,8 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
 }
 
 export const authorFlags = {
-  ghost: Flags.string({ description: 'Ghost (agent) making the change: the commit author.', env: 'TKOMA_REF_GHOST' }),
-  model: Flags.string({ description: 'Model behind the ghost, recorded in the commit author.', env: 'TKOMA_REF_MODEL' }),
+  ghost: Flags.string({ description: 'Ghost (agent) making the change: the commit author.', env: settingEnv('ghost') }),
+  model: Flags.string({ description: 'Model behind the ghost, recorded in the commit author.', env: settingEnv('model') }),
 };
 
 export const inputFlag = {

@@ -6,6 +6,8 @@
  */
 import { parseArgs } from 'node:util';
 
+import { envFlagOr } from '../lib/settings.js';
+
 import { BASE_FLAG_SPECS, type CommandSpec, type FlagSpec } from './spec.js';
 
 export interface ParsedArgv {
@@ -59,7 +61,7 @@ export function parseBySpec(spec: CommandSpec, argv: readonly string[]): ParsedA
 
 /** Runs `argv` on the fast path when it can; false means "let oclif run it". */
 export async function runFast(argv: readonly string[]): Promise<boolean> {
-  if (argv[0] !== 'search' || process.env.TKOMA_REF_NO_FAST_PATH) return false;
+  if (argv[0] !== 'search' || envFlagOr('noFastPath', true)) return false;
   const { renderSearch, runSearch, SEARCH_SPEC } = await import('./searching.js');
   const parsed = parseBySpec(SEARCH_SPEC, argv.slice(1));
   if (!parsed) return false;

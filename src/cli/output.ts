@@ -6,6 +6,7 @@
 import { readFileSync } from 'node:fs';
 
 import { asTkomaError, TkomaError } from '../lib/errors.js';
+import { envFlagOr } from '../lib/settings.js';
 import { paint } from './render.js';
 
 export function emitResult(result: unknown, json: boolean, renderHuman: (r: unknown) => string, exitCode = 0): void {
@@ -20,7 +21,7 @@ export function emitFailure(err: unknown, json: boolean): void {
   if (json) process.stdout.write(JSON.stringify(e.toJSON()) + '\n');
   else {
     process.stderr.write(`${paint('red', 'Error')} [${e.code}]: ${e.message}\n`);
-    if (process.env.TKOMA_REF_DEBUG && err instanceof Error && err.stack) process.stderr.write(err.stack + '\n');
+    if (envFlagOr('debug', false) && err instanceof Error && err.stack) process.stderr.write(err.stack + '\n');
   }
   process.exitCode = e.exitCode;
 }

@@ -5,6 +5,7 @@
  */
 import { TkomaError } from '../lib/errors.js';
 import type { ReferenceSearchResult, SearchMode } from '../lib/search/search.js';
+import { envFlagOr } from '../lib/settings.js';
 import { requireRoot, resolveRootPath } from '../lib/store/root.js';
 import { assignDefined, readInput } from './output.js';
 import { paint } from './render.js';
@@ -50,7 +51,7 @@ export interface SearchFlags {
 
 /** Under TKOMA_REF_DEBUG, say on stderr why the answer is computed in this process. */
 const debugFallback = (reason: string): void => {
-  if (process.env.TKOMA_REF_DEBUG) process.stderr.write(`tkoma-ref: working in-process: ${reason}\n`);
+  if (envFlagOr('debug', false)) process.stderr.write(`tkoma-ref: working in-process: ${reason}\n`);
 };
 
 export async function runSearch(f: SearchFlags, question: string | undefined): Promise<ReferenceSearchResult> {

@@ -1,15 +1,15 @@
 import { Args, Flags } from '@oclif/core';
 
 import { authorFlags, BaseCommand } from '../cli/base.js';
-import { TkomaError } from '../lib/errors.js';
+import { EXIT, TkomaError } from '../lib/errors.js';
 import { type DeleteResult, deleteTopic } from '../lib/topics/manage.js';
-import { readTopic } from '../lib/store/topics.js';
+import { readTopic } from '../lib/store/topic-files.js';
 import { validateTopicIdField } from '../lib/topics/request.js';
 import { countOf } from '../lib/topics/summary.js';
 
 export default class Delete extends BaseCommand<typeof Delete> {
   static summary = 'Delete a topic: its files and index entries, as one commit (history keeps it).';
-  static description = 'Asks "[y/N]" on a terminal (answering no exits with status 12, DECLINED); scripts and ghosts pass --yes (without a terminal and without --yes: CONFIRMATION_REQUIRED, status 2).';
+  static description = `Asks "[y/N]" on a terminal (answering no exits with status ${EXIT.DECLINED}, DECLINED); scripts and ghosts pass --yes (without a terminal and without --yes: CONFIRMATION_REQUIRED, status ${EXIT.INVALID_INPUT}).`;
   static args = { id: Args.string({ description: 'Topic id', required: true }) };
   static examples = ['<%= config.bin %> delete topic-dioxus-ui', '<%= config.bin %> delete dioxus-ui --yes', '<%= config.bin %> delete topic-dioxus-ui --yes --json'];
   static flags = { yes: Flags.boolean({ description: 'Do not ask for confirmation.', default: false }), ...authorFlags };

@@ -2,7 +2,7 @@ import { Args, Flags } from '@oclif/core';
 
 import { authorFlags, BaseCommand, embedderFlag } from '../cli/base.js';
 import { table } from '../cli/render.js';
-import { asTkomaError } from '../lib/errors.js';
+import { asTkomaError, EXIT } from '../lib/errors.js';
 import { type RefreshResult, refreshTopic, selectTopicsToRefresh } from '../lib/topics/refresh.js';
 import { validateTopicIdField } from '../lib/topics/request.js';
 
@@ -39,7 +39,7 @@ export default class Refresh extends BaseCommand<typeof Refresh> {
         out.topics.push({ topic_id: id, error: { code: e.code, message: e.message } });
       }
     }
-    if (out.topics.some((t) => 'error' in t)) process.exitCode = 5;
+    if (out.topics.some((t) => 'error' in t)) process.exitCode = EXIT.SOURCE_FAILED;
     return out;
   }
 

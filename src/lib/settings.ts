@@ -1,7 +1,8 @@
 /**
- * Every setting tkoma-ref reads from the environment, declared once. Code reads settings through
- * `envSetting` and never from `process.env` directly; the README's configuration table is
- * rendered from this list (`renderSettingsTable`) and a test keeps the two equal.
+ * Every setting tkoma-ref reads from the environment, declared once, and every key of
+ * `tkoma-ref.toml` (TOML_KEYS). Code reads environment settings through `envSetting` and never
+ * from `process.env` directly (test/settings.test.ts scans the sources for strays); the README's
+ * configuration tables are rendered from these lists and the same test keeps them equal.
  *
  * Precedence, where a setting has more than one home: built-in default < `tkoma-ref.toml` <
  * environment < command-line flag.
@@ -12,7 +13,7 @@
  */
 import { TkomaError } from './errors.js';
 
-type Kind = 'string' | 'path' | 'url' | 'seconds' | 'flag' | 'list';
+type Kind = 'string' | 'path' | 'url' | 'seconds' | 'count' | 'flag' | 'list';
 
 interface SettingSpec {
   env: string;
@@ -47,16 +48,24 @@ export const SETTINGS = {
   modelDir: { env: 'TKOMA_REF_MODEL_DIR', kind: 'path', doc: 'A local model folder for `transformers` (air-gapped use).' },
   openaiApiKey: { env: 'TKOMA_REF_OPENAI_API_KEY', kind: 'string', doc: 'API key for `openai` (else `OPENAI_API_KEY`).', secret: true },
   githubApi: { env: 'TKOMA_REF_GITHUB_API', kind: 'url', doc: 'GitHub REST API base for repository metadata in approvals.', shown: '`https://api.github.com`' },
+  embedThreads: { env: 'TKOMA_REF_EMBED_THREADS', kind: 'count', doc: 'onnxruntime threads for `transformers` embedding.', shown: "onnxruntime's choice" },
+  vectorWorker: {
+    env: 'TKOMA_REF_VECTOR_WORKER',
+    kind: 'string',
+    doc: '`off`: `topic create`, `refresh` and `watch` start no background vector builder (vectors wait for `index embed`).',
+  },
   debug: { env: 'TKOMA_REF_DEBUG', kind: 'flag', doc: 'Print stack traces of unexpected errors, and why a search ran in-process.' },
   noFastPath: { env: 'TKOMA_REF_NO_FAST_PATH', kind: 'flag', doc: '`search` always goes through the full command parser (slower start-up).', internal: true },
   crashAt: { env: 'TKOMA_REF_CRASH_AT', kind: 'list', doc: 'Crash tests: SIGKILL (or pause at) the named points of a mutation.', internal: true },
+  holdAt: { env: 'TKOMA_REF_HOLD_AT', kind: 'list', doc: 'Tests: wait at the named points until `TKOMA_REF_HOLD_UNTIL` exists.', internal: true },
+  holdUntil: { env: 'TKOMA_REF_HOLD_UNTIL', kind: 'path', doc: 'Tests: the file whose appearance releases `TKOMA_REF_HOLD_AT`.', internal: true },
 } as const satisfies Record<string, SettingSpec>;
 
 export type SettingName = keyof typeof SETTINGS;
 
 type Env = Record<string, string | undefined>;
 
-type ValueOf<K extends Kind> = K extends 'seconds' ? number : K extends 'flag' ? boolean : K extends 'list' ? string[] : string;
+type ValueOf<K extends Kind> = K extends 'seconds' | 'count' ? number : K extends 'flag' ? boolean : K extends 'list' ? string[] : string;
 
 const TRUE = new Set(['1', 'true', 'yes', 'on']);
 const FALSE = new Set(['', '0', 'false', 'no', 'off']);
@@ -73,6 +82,11 @@ function parse(spec: SettingSpec, raw: string): unknown {
     case 'seconds': {
       const n = Number(value);
       if (value === '' || !Number.isFinite(n) || n < 0) throw new TkomaError('INVALID_INPUT', `${spec.env} must be a number of seconds (got '${raw}')`, { setting: spec.env });
+      return n;
+    }
+    case 'count': {
+      const n = Number(value);
+      if (!/^\d+$/.test(value) || n < 1) throw new TkomaError('INVALID_INPUT', `${spec.env} must be a whole number from 1 (got '${raw}')`, { setting: spec.env });
       return n;
     }
     case 'list':
@@ -96,6 +110,23 @@ export function envSetting<N extends SettingName>(name: N, env: Env = process.en
   return parse(spec, raw) as never;
 }
 
+/**
+ * A flag read where no error can be reported (the error printer, start-up): a malformed value
+ * counts as `fallback` instead of failing.
+ */
+export function envFlagOr(name: SettingName, fallback: boolean, env: Env = process.env): boolean {
+  try {
+    return Boolean(envSetting(name, env));
+  } catch {
+    return fallback;
+  }
+}
+
+/** The environment variable behind a setting, for messages and for a child process's environment. */
+export function settingEnv(name: SettingName): string {
+  return SETTINGS[name].env;
+}
+
 /** The README's configuration table, rendered from SETTINGS. */
 export function renderSettingsTable(): string {
   const rows = (internal: boolean): string[] =>
@@ -104,4 +135,38 @@ export function renderSettingsTable(): string {
       .map((s) => `| \`${s.env}\` | ${s.doc} | ${s.shown ?? '–'} | ${s.also ?? '–'} |`);
   const head = ['| variable | what it sets | default | also set by |', '|---|---|---|---|'];
   return [...head, ...rows(false), '', 'For tests and debugging only:', '', ...head, ...rows(true)].join('\n');
+}
+
+interface TomlKeySpec {
+  /** `[table] key`, as the file spells it. */
+  key: string;
+  doc: string;
+  shown?: string;
+  /** The matching environment variable or flag. */
+  also?: string;
+}
+
+/**
+ * The keys of `tkoma-ref.toml` (tracked, at the root). src/lib/store/config.ts parses them; the
+ * defaults shown here are the ones it and src/lib/safety/limits.ts apply.
+ */
+export const TOML_KEYS: readonly TomlKeySpec[] = [
+  { key: '[embedding] provider', doc: 'The embedder asked for (same names as `TKOMA_REF_EMBEDDER`).', shown: '`auto`', also: '`TKOMA_REF_EMBEDDER`, `--embedder`, `index embedder set`' },
+  { key: '[embedding] model', doc: 'Model name for the provider.', also: '`TKOMA_REF_EMBED_MODEL`, `index embedder set --model`' },
+  { key: '[embedding] url', doc: 'Server URL for `ollama` or `openai`.', also: '`TKOMA_REF_EMBED_URL`' },
+  { key: '[embedding] recorded', doc: 'Written by the tool: the embedder that built the vectors (`provider:model:dimension` or `none`); every read uses it.' },
+  { key: '[embedding] chunks', doc: 'Chunk vectors: `auto` (off for `use-lite`), `on` or `off`. Topic notes always get vectors.', shown: '`auto`', also: '`index embedder set --chunks`' },
+  { key: '[watch] reconcile_seconds', doc: 'How often `watch` re-scans everything besides following file events.', shown: '300' },
+  { key: '[limits] max_files', doc: 'Most files one topic may hold.', shown: '20000', also: 'the request\'s `limits`' },
+  { key: '[limits] max_file_bytes', doc: 'Largest file kept, in bytes.', shown: '1048576 (1 MiB)', also: 'the request\'s `limits`' },
+  { key: '[limits] max_topic_bytes', doc: 'Most bytes one topic may hold.', shown: '536870912 (512 MiB)', also: 'the request\'s `limits`' },
+];
+
+/** The README's `tkoma-ref.toml` table, rendered from TOML_KEYS. */
+export function renderTomlTable(): string {
+  return [
+    '| key | what it sets | default | also set by |',
+    '|---|---|---|---|',
+    ...TOML_KEYS.map((k) => `| \`${k.key}\` | ${k.doc} | ${k.shown ?? '–'} | ${k.also ?? '–'} |`),
+  ].join('\n');
 }

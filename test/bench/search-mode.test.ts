@@ -13,7 +13,7 @@ import { TkomaError } from '../../src/lib/errors.js';
 import { forgetTopicIndex } from '../../src/lib/index/topic-index.js';
 import { searchReferences } from '../../src/lib/search/search.js';
 import { cli, makeRepo, tmpDir } from '../helpers/fixtures.js';
-import { type EmbedServer, makeTmpRoot, SAMPLE_FILES, startBowEmbedder, writeTopic } from '../index/helpers.js';
+import { type EmbedServer, makeTmpRoot, SAMPLE_FILES, startBowEmbedder, writeTopic } from '../helpers/index-topics.js';
 
 let server: EmbedServer;
 let embedder: Embedder;

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { chunkCode } from '../../src/lib/chunking/code.js';
 import { chunkFile, languageForPath } from '../../src/lib/chunking/index.js';
 import { FIXTURES } from './fixtures.js';
-import { bySymbol, expectExactCover, expectWellFormed } from './helpers.js';
+import { bySymbol, expectExactCover, expectWellFormed } from '../helpers/chunking.js';
 
 describe.each(FIXTURES)('chunkCode $language', (fx) => {
   it('maps the path to the grammar', () => {

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { chunkCode } from '../../src/lib/chunking/code.js';
 import { chunkFile, chunkLines } from '../../src/lib/chunking/index.js';
-import { expectWellFormed, uncoveredLines } from './helpers.js';
+import { expectWellFormed, uncoveredLines } from '../helpers/chunking.js';
 
 const tmp = mkdtempSync(join(tmpdir(), 'tkoma-chunk-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { chunkFile, chunkMarkdown } from '../../src/lib/chunking/index.js';
 import { groupTitle } from '../../src/lib/chunking/markdown.js';
-import { expectExactCover, expectWellFormed, uncoveredLines } from './helpers.js';
+import { expectExactCover, expectWellFormed, uncoveredLines } from '../helpers/chunking.js';
 
 const para = (words: number, seed = 'alpha'): string =>
   Array.from({ length: words }, (_, i) => (i % 12 === 11 ? `${seed}${i}.` : `${seed}${i}`)).join(' ');

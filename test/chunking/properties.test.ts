@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { chunkCode } from '../../src/lib/chunking/code.js';
 import { chunkLines, chunkMarkdown } from '../../src/lib/chunking/index.js';
 import { FIXTURES } from './fixtures.js';
-import { expectExactCover, expectWellFormed, uncoveredLines } from './helpers.js';
+import { expectExactCover, expectWellFormed, uncoveredLines } from '../helpers/chunking.js';
 
 const word = fc.stringMatching(/^[a-z]{1,10}$/);
 const words = (min: number, max: number): fc.Arbitrary<string> => fc.array(word, { minLength: min, maxLength: max }).map((w) => w.join(' '));

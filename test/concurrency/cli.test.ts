@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { cli, type CliResult, git, makeRepo, tmpDir } from '../helpers/fixtures.js';
-import { commitCount, createArgs, expectConsistent, mustRun, searchPaths, start } from '../crash/helpers.js';
+import { commitCount, createArgs, expectConsistent, mustRun, searchPaths, start } from '../helpers/crash.js';
 
 function jsonFiles(dir: string): string[] {
   const out: string[] = [];

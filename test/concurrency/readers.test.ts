@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { parseTopicMd } from '../../src/lib/store/frontmatter.js';
 import { makeRepo, tmpDir } from '../helpers/fixtures.js';
-import { createArgs, expectConsistent, mustRun } from '../crash/helpers.js';
+import { createArgs, expectConsistent, mustRun } from '../helpers/crash.js';
 
 /** Big enough that a non-atomic write would be visible half-done. */
 const version = (k: number): string => `# Target v${k}\n\n` + `Line ${k} of a long reference page with words.\n`.repeat(4000);

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { cli, makeRepo, tmpDir } from '../helpers/fixtures.js';
-import { commitCount, crashAt, createArgs, expectClean, expectConsistent, mustRun, searchPaths, snapshot } from './helpers.js';
+import { commitCount, crashAt, createArgs, expectClean, expectConsistent, mustRun, searchPaths, snapshot } from '../helpers/crash.js';
 
 const POINTS = [
   'create:fetched', // staged in .tkoma/staging, lock not taken yet

@@ -10,9 +10,9 @@ import { join, relative } from 'node:path';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { type FakeServer, startFakeServer } from '../embedding/helpers/fake-servers.js';
+import { type FakeServer, startFakeServer } from '../helpers/fake-embed-servers.js';
 import { cli, git, makeRepo, tmpDir } from '../helpers/fixtures.js';
-import { commitCount, createArgs, expectConsistent, leftovers, start } from './helpers.js';
+import { commitCount, createArgs, expectConsistent, leftovers, start } from '../helpers/crash.js';
 
 function files(dir: string): string[] {
   if (!existsSync(dir)) return [];

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 
 import { cli, makeRepo, tmpDir } from '../helpers/fixtures.js';
-import { crashAt, createArgs, expectConsistent, mustRun } from './helpers.js';
+import { crashAt, createArgs, expectConsistent, mustRun } from '../helpers/crash.js';
 
 describe('a killed delete leaves no index behind', () => {
   const tmp = tmpDir('tkoma-crash-delete-index-');

@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { BIN, git, makeRepo, tmpDir } from '../helpers/fixtures.js';
-import { createArgs, mustRun, snapshot } from './helpers.js';
+import { createArgs, mustRun, snapshot } from '../helpers/crash.js';
 
 function canMount(dir: string): boolean {
   const r = spawnSync('unshare', ['-m', 'sh', '-c', 'mount --bind "$0" "$0" && mount -o remount,ro,bind "$0" && mount -t tmpfs -o size=64k tmpfs "$0"', dir]);

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { cli, git, makeRepo, tmpDir } from '../helpers/fixtures.js';
-import { commitCount, crashAt, createArgs, expectClean, expectConsistent, leftovers, mustRun, snapshot } from './helpers.js';
+import { commitCount, crashAt, createArgs, expectClean, expectConsistent, leftovers, mustRun, snapshot } from '../helpers/crash.js';
 
 const TOPICS = ['keep', 'target'];
 

@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { cli, git, makeRepo, tmpDir } from '../helpers/fixtures.js';
-import { crashAt, createArgs, leftovers, mustRun, snapshot } from './helpers.js';
+import { crashAt, createArgs, leftovers, mustRun, snapshot } from '../helpers/crash.js';
 
 type Trigger = { kind: 'kill'; point: string } | { kind: 'gpg' };
 

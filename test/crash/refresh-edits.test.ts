@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { makeRepo, tmpDir } from '../helpers/fixtures.js';
-import { createArgs, expectClean, mustRun, start } from './helpers.js';
+import { createArgs, expectClean, mustRun, start } from '../helpers/crash.js';
 
 const FILES = 3000;
 

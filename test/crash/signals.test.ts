@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { cli, git, makeRepo, tmpDir } from '../helpers/fixtures.js';
-import { commitCount, crashAt, createArgs, expectConsistent, leftovers, mustRun, snapshot, start } from './helpers.js';
+import { commitCount, crashAt, createArgs, expectConsistent, leftovers, mustRun, snapshot, start } from '../helpers/crash.js';
 
 describe('signals from outside', () => {
   const tmp = tmpDir('tkoma-crash-signals-');

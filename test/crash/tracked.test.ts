@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 
 import { git, makeRepo, tmpDir } from '../helpers/fixtures.js';
-import { createArgs, expectClean, mustRun } from './helpers.js';
+import { createArgs, expectClean, mustRun } from '../helpers/crash.js';
 
 describe('fetched files are always committed', () => {
   const tmp = tmpDir('tkoma-crash-tracked-');

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { expectClean, mustRun } from '../crash/helpers.js';
+import { expectClean, mustRun } from '../helpers/crash.js';
 import { makeRepo, serve, type Served, tmpDir } from '../helpers/fixtures.js';
 
 const html = (word: string) => ({ type: 'text/html', body: `<html><body><main><h1>Page</h1><p>${word} lives here.</p></main></body></html>` });

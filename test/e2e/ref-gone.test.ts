@@ -8,7 +8,7 @@ import { join } from 'node:path';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { expectClean, mustRun } from '../crash/helpers.js';
+import { expectClean, mustRun } from '../helpers/crash.js';
 import { cli, git, makeRepo, serve, type Served, tmpDir } from '../helpers/fixtures.js';
 
 describe('a followed branch deleted upstream, with a tag of the same name', () => {

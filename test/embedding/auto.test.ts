@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { join } from 'node:path';
 import { createEmbedder, resolveAuto } from '../../src/lib/embedding/index.js';
-import { tinyModelAt, tmpDir } from './helpers/tmp.js';
+import { tinyModelAt, tmpDir } from '../helpers/tmp.js';
 
 let tmp: ReturnType<typeof tmpDir>;
 beforeAll(() => {

@@ -14,7 +14,7 @@ import {
   encodeRecords,
 } from '../../src/lib/embedding/cache.js';
 import { createTransformersEmbedder, type TransformersEmbedder } from '../../src/lib/embedding/transformers.js';
-import { maxAbsDiff, tinyModelAt, tmpDir } from './helpers/tmp.js';
+import { maxAbsDiff, tinyModelAt, tmpDir } from '../helpers/tmp.js';
 
 const sha = (t: string) => createHash('sha256').update(t).digest('hex');
 const items = (texts: string[]) => texts.map((text) => ({ hash: sha(text), text }));

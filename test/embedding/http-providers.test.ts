@@ -4,8 +4,8 @@ import { createEmbedder } from '../../src/lib/embedding/index.js';
 import { createOllamaEmbedder } from '../../src/lib/embedding/ollama.js';
 import { createOpenAIEmbedder } from '../../src/lib/embedding/openai.js';
 import { TkomaError } from '../../src/lib/errors.js';
-import { fakeVector, startFakeServer, type FakeServer } from './helpers/fake-servers.js';
-import { cosine, norm } from './helpers/tmp.js';
+import { fakeVector, startFakeServer, type FakeServer } from '../helpers/fake-embed-servers.js';
+import { cosine, norm } from '../helpers/tmp.js';
 
 let server: FakeServer;
 beforeEach(async () => {

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { createEmbedder } from '../../src/lib/embedding/index.js';
 import { createTransformersEmbedder, locateModel, type TransformersEmbedder } from '../../src/lib/embedding/transformers.js';
 import { TkomaError } from '../../src/lib/errors.js';
-import { maxAbsDiff, norm, tinyModelAt, tmpDir } from './helpers/tmp.js';
+import { maxAbsDiff, norm, tinyModelAt, tmpDir } from '../helpers/tmp.js';
 
 const TEXTS = [
   'parse the config file',

@@ -3,7 +3,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { createEmbedder } from '../../src/lib/embedding/index.js';
 import { createUseLiteEmbedder, USE_LITE_MAX_CHARS, type UseLiteEmbedder } from '../../src/lib/embedding/use-lite.js';
 import type { Embedder } from '../../src/lib/embedding/types.js';
-import { cosine, maxAbsDiff, norm } from './helpers/tmp.js';
+import { cosine, maxAbsDiff, norm } from '../helpers/tmp.js';
 
 let e: UseLiteEmbedder;
 beforeAll(async () => {

@@ -8,7 +8,7 @@ import { rebuildIndex, syncIndex } from '../../src/lib/index/service.js';
 import { forgetTopicIndex, loadHead } from '../../src/lib/index/topic-index.js';
 import { searchReferences, searchTopics } from '../../src/lib/search/search.js';
 import { readConfig, writeConfig } from '../../src/lib/store/config.js';
-import { type EmbedServer, makeTmpRoot, SAMPLE_FILES, startEmbedServer, writeTopic } from './helpers.js';
+import { type EmbedServer, makeTmpRoot, SAMPLE_FILES, startEmbedServer, writeTopic } from '../helpers/index-topics.js';
 
 let big: EmbedServer;
 let small: EmbedServer;

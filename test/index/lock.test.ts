@@ -8,7 +8,7 @@ import { lockPath, withIndexLock } from '../../src/lib/lock.js';
 import { syncIndex } from '../../src/lib/index/service.js';
 import { forgetTopicIndex } from '../../src/lib/index/topic-index.js';
 import { searchReferences } from '../../src/lib/search/search.js';
-import { makeTmpRoot, writeTopic } from './helpers.js';
+import { makeTmpRoot, writeTopic } from '../helpers/index-topics.js';
 
 const lockDir = (root: string): string => lockPath(root, 'index');
 

@@ -9,7 +9,7 @@ import { topicIndexDir } from '../../src/lib/index/layout.js';
 import { rebuildIndex, syncIndex } from '../../src/lib/index/service.js';
 import { forgetTopicIndex, loadHead } from '../../src/lib/index/topic-index.js';
 import { searchReferences } from '../../src/lib/search/search.js';
-import { type EmbedServer, makeTmpRoot, startBowEmbedder, writeTopic } from './helpers.js';
+import { type EmbedServer, makeTmpRoot, startBowEmbedder, writeTopic } from '../helpers/index-topics.js';
 
 describe('planCompaction', () => {
   const segs = (...docs: number[]) => docs.map((d, i) => ({ gen: i + 1, docs: d }));

@@ -8,7 +8,7 @@ import { indexStatus, rebuildIndex, removeTopicIndex, syncIndex } from '../../sr
 import { indexDir, topicIndexDir } from '../../src/lib/index/layout.js';
 import { forgetTopicIndex, loadHead } from '../../src/lib/index/topic-index.js';
 import { searchReferences } from '../../src/lib/search/search.js';
-import { type EmbedServer, makeTmpRoot, SAMPLE_FILES, startBowEmbedder, writeTopic } from './helpers.js';
+import { type EmbedServer, makeTmpRoot, SAMPLE_FILES, startBowEmbedder, writeTopic } from '../helpers/index-topics.js';
 
 let server: EmbedServer;
 let embedder: Embedder;

@@ -15,7 +15,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { BIN, cli, makeRepo, PROJECT, tmpDir } from '../helpers/fixtures.js';
-import { RawClient } from './helpers.js';
+import { RawClient } from '../helpers/mcp.js';
 
 const tmp = tmpDir('tkoma-mcp-proc-');
 const root = join(tmp.path, 'kb');

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { cli, git, makeRepo, tmpDir } from '../helpers/fixtures.js';
-import { call, connect, type Connected } from './helpers.js';
+import { call, connect, type Connected } from '../helpers/mcp.js';
 
 const tmp = tmpDir('tkoma-mcp-');
 const root = join(tmp.path, 'kb');

@@ -10,7 +10,7 @@ import { TkomaError } from '../../src/lib/errors.js';
 import { htmlToMarkdown } from '../../src/lib/sources/html.js';
 import { parseTopicMd, serializeTopicMd } from '../../src/lib/store/frontmatter.js';
 import type { TopicFront } from '../../src/lib/store/model.js';
-import { expectWellFormed } from '../chunking/helpers.js';
+import { expectWellFormed } from '../helpers/chunking.js';
 
 /** Strings that break naive front matter handling: fences, newlines, NULs, quotes, TOML syntax. */
 const nasty = fc.oneof(

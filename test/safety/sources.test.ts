@@ -21,7 +21,7 @@ import { gitUrlScheme, validateGitUrl, validateRef } from '../../src/lib/sources
 import { fetchWebPage } from '../../src/lib/sources/web.js';
 import { isPrivateHost, redirectProblem } from '../../src/lib/sources/web-url.js';
 import { git, makeRepo, tmpDir } from '../helpers/fixtures.js';
-import { send, startServer, type TestServer } from '../sources/http-fixture.js';
+import { send, startServer, type TestServer } from '../helpers/http-server.js';
 
 /** Writes a tree object from entries; names are taken as given (git mktree does not check them). */
 function mktree(cwd: string, entries: { mode: string; type: 'blob' | 'tree'; oid: string; name: string }[]): string {

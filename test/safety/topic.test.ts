@@ -13,7 +13,7 @@ import { forgetTopicIndex } from '../../src/lib/index/topic-index.js';
 import { silentProgress } from '../../src/lib/progress.js';
 import { searchReferences } from '../../src/lib/search/search.js';
 import { initRoot } from '../../src/lib/store/root.js';
-import { readManifest } from '../../src/lib/store/topics.js';
+import { readManifest } from '../../src/lib/store/topic-files.js';
 import { type ApprovalRequired, type CreateResult, createTopic } from '../../src/lib/topics/create.js';
 import { updateTopic } from '../../src/lib/topics/manage.js';
 import { getReference, showTopic } from '../../src/lib/topics/read.js';

@@ -15,10 +15,10 @@ import { join } from 'node:path';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { renderTopicMd } from '../../src/lib/store/topics.js';
+import { renderTopicMd } from '../../src/lib/store/topic-files.js';
 import type { TopicFront } from '../../src/lib/store/model.js';
 import { cli, git, makeRepo, tmpDir } from '../helpers/fixtures.js';
-import { send, startServer, type TestServer } from '../sources/http-fixture.js';
+import { send, startServer, type TestServer } from '../helpers/http-server.js';
 
 const tmp = tmpDir();
 afterAll(() => tmp.cleanup());

@@ -2,7 +2,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { fingerprint, sameText, searchReferences } from '../../src/lib/search/search.js';
-import { makeTmpRoot, writeTopic } from '../index/helpers.js';
+import { makeTmpRoot, writeTopic } from '../helpers/index-topics.js';
 
 const readme = `# Widgetry\n\nWidgetry renders widgets. To boost a field, pass \`boost: { title: 2 }\` in the search options so matches in the title count more than matches in the text.\n\n## Install\n\nnpm install widgetry\n`;
 

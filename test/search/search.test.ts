@@ -7,7 +7,7 @@ import type { Embedder } from '../../src/lib/embedding/types.js';
 import { syncIndex } from '../../src/lib/index/service.js';
 import { forgetTopicIndex } from '../../src/lib/index/topic-index.js';
 import { searchReferences, searchTopics } from '../../src/lib/search/search.js';
-import { BAKERY, type EmbedServer, makeTmpRoot, WIDGETRY, startBowEmbedder, writeTopic, writeTopicMd } from '../index/helpers.js';
+import { BAKERY, type EmbedServer, makeTmpRoot, WIDGETRY, startBowEmbedder, writeTopic, writeTopicMd } from '../helpers/index-topics.js';
 
 let server: EmbedServer;
 let embedder: Embedder;

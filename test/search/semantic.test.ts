@@ -12,7 +12,7 @@ import { syncIndex } from '../../src/lib/index/service.js';
 import { forgetTopicIndex, loadHead } from '../../src/lib/index/topic-index.js';
 import { searchReferences, searchTopics } from '../../src/lib/search/search.js';
 import { readConfig } from '../../src/lib/store/config.js';
-import { makeTmpRoot, startEmbedServer, writeTopic } from '../index/helpers.js';
+import { makeTmpRoot, startEmbedServer, writeTopic } from '../helpers/index-topics.js';
 
 let use: Embedder;
 let root: string;

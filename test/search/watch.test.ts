@@ -7,7 +7,7 @@ import type { Embedder } from '../../src/lib/embedding/types.js';
 import { forgetTopicIndex } from '../../src/lib/index/topic-index.js';
 import { searchReferences } from '../../src/lib/search/search.js';
 import { ignoredPath, startWatch, topicOfPath, type WatchEvent, type Watcher } from '../../src/lib/watch.js';
-import { type EmbedServer, makeTmpRoot, SAMPLE_FILES, startBowEmbedder, writeTopic } from '../index/helpers.js';
+import { type EmbedServer, makeTmpRoot, SAMPLE_FILES, startBowEmbedder, writeTopic } from '../helpers/index-topics.js';
 
 describe('watch path rules', () => {
   it('maps paths to topics and ignores git and state folders', () => {

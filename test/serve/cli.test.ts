@@ -11,7 +11,7 @@ import { createInterface } from 'node:readline';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { BIN, cli, makeRepo, tmpDir } from '../helpers/fixtures.js';
-import { ping } from './helpers.js';
+import { ping } from '../helpers/serve.js';
 
 interface Running {
   child: ChildProcessWithoutNullStreams;

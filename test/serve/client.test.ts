@@ -12,7 +12,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { findServer, tryServer as tryServerRaw } from '../../src/lib/serve/client.js';
 import { buildId, packageVersion, PROTOCOL, type ServeInfo, serveInfoFile, socketPathFor } from '../../src/lib/serve/protocol.js';
 import { startServer } from '../../src/lib/serve/server.js';
-import { makeTmpRoot, writeTopic } from '../index/helpers.js';
+import { makeTmpRoot, writeTopic } from '../helpers/index-topics.js';
 
 /** The client with a connect timeout that a loaded test machine cannot trip. */
 const tryServer: typeof tryServerRaw = (r, op, args, opts = {}) => tryServerRaw(r, op, args, { timeoutMs: 5000, ...opts });

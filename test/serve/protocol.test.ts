@@ -150,13 +150,13 @@ describe('Gate', () => {
 });
 
 describe('the client stays cheap to import', () => {
-  it('client.ts and protocol.ts import only Node built-ins, errors.ts and each other', async () => {
+  it('client.ts and protocol.ts import only Node built-ins, errors.ts, settings.ts, process.ts and each other', async () => {
     const { readFileSync } = await import('node:fs');
     for (const file of ['client.ts', 'protocol.ts']) {
       const text = readFileSync(join(import.meta.dirname, '..', '..', 'src', 'lib', 'serve', file), 'utf8');
       const specs = [...text.matchAll(/^\s*(?:import|export)\s[^;]*?from\s+'([^']+)'/gms)].map((m) => m[1]!);
       expect(specs.length, file).toBeGreaterThan(0);
-      for (const s of specs) expect(s, `${file} imports ${s}`).toMatch(/^(node:[a-z/_]+|\.\.\/errors\.js|\.\/protocol\.js)$/);
+      for (const s of specs) expect(s, `${file} imports ${s}`).toMatch(/^(node:[a-z/_]+|\.\.\/errors\.js|\.\.\/settings\.js|\.\.\/process\.js|\.\/protocol\.js)$/);
       expect(text, file).not.toMatch(/import\(/); // no lazy heavy imports either
     }
   });

@@ -14,8 +14,8 @@ import { searchReferences, searchTopics } from '../../src/lib/search/search.js';
 import { tryServer as tryServerRaw } from '../../src/lib/serve/client.js';
 import { serveInfoFile } from '../../src/lib/serve/protocol.js';
 import { type RunningServer, type ServeEvent, startServer } from '../../src/lib/serve/server.js';
-import { BAKERY, type EmbedServer, makeTmpRoot, WIDGETRY, startEmbedServer, writeTopic, writeTopicMd } from '../index/helpers.js';
-import { Events, ping, rawExchange } from './helpers.js';
+import { BAKERY, type EmbedServer, makeTmpRoot, WIDGETRY, startEmbedServer, writeTopic, writeTopicMd } from '../helpers/index-topics.js';
+import { Events, ping, rawExchange } from '../helpers/serve.js';
 
 /** The client with a connect timeout that a loaded test machine cannot trip. */
 const tryServer: typeof tryServerRaw = (r, op, args, opts = {}) => tryServerRaw(r, op, args, { timeoutMs: 5000, ...opts });

@@ -8,7 +8,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { TkomaError } from '../../src/lib/errors.js';
 import { fetchGitSource, probeGitSource, remoteCommit, type GitSourceSpec } from '../../src/lib/sources/git.js';
 import { GitFailure, runGit } from '../../src/lib/sources/git-run.js';
-import { makeFixture, type Fixture } from './git-fixture.js';
+import { makeFixture, type Fixture } from '../helpers/git-repos.js';
 
 async function errorOf(p: Promise<unknown>): Promise<TkomaError> {
   try {

@@ -6,7 +6,7 @@ import { TkomaError } from '../../src/lib/errors.js';
 import { fetchGitSource, probeGitSource, remoteCommit, type GitSourceSpec } from '../../src/lib/sources/git.js';
 import { languageOf } from '../../src/lib/sources/git-filter.js';
 import { completeBlobs, withSnapshot } from '../../src/lib/sources/git-snapshot.js';
-import { KEPT_MAIN, SKIPPED_MAIN, commitOnMain, git, makeFixture, tempDir, type Fixture } from './git-fixture.js';
+import { KEPT_MAIN, SKIPPED_MAIN, commitOnMain, git, makeFixture, tempDir, type Fixture } from '../helpers/git-repos.js';
 
 async function errorOf(p: Promise<unknown>): Promise<TkomaError> {
   try {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TkomaError } from '../../src/lib/errors.js';
 import { fetchWebPage, probeWebSource } from '../../src/lib/sources/web.js';
-import { closedPort, send, startServer, type TestServer } from './http-fixture.js';
+import { closedPort, send, startServer, type TestServer } from '../helpers/http-server.js';
 
 async function failure(promise: Promise<unknown>): Promise<TkomaError> {
   try {

@@ -15,12 +15,12 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { forgetEmbedders } from '../../src/lib/index/embedder.js';
 import { syncIndex } from '../../src/lib/index/service.js';
 import { forgetTopicIndex, loadHead } from '../../src/lib/index/topic-index.js';
-import { pidAlive } from '../../src/lib/lock.js';
+import { pidAlive } from '../../src/lib/process.js';
 import { searchReferences } from '../../src/lib/search/search.js';
 import { spawnVectorWorker, vectorBuilder, workerCommand } from '../../src/lib/vectors/background.js';
 import { setEmbedder } from '../../src/lib/vectors/choice.js';
 import { vectorStatus } from '../../src/lib/vectors/status.js';
-import { bowVector, makeTmpRoot, writeTopic } from '../index/helpers.js';
+import { bowVector, makeTmpRoot, writeTopic } from '../helpers/index-topics.js';
 
 interface SlowServer {
   url: string;

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { cli, git, makeRepo, tmpDir } from '../helpers/fixtures.js';
-import { type EmbedServer, startEmbedServer } from '../index/helpers.js';
+import { type EmbedServer, startEmbedServer } from '../helpers/index-topics.js';
 
 const tmp = tmpDir('tkoma-vectors-cli-');
 const root = join(tmp.path, 'kb');

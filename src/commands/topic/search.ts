@@ -3,10 +3,11 @@ import { Args, Flags } from '@oclif/core';
 import { assignDefined, BaseCommand, embedderFlag, inputFlag, wholeNumberFlag } from '../../cli/base.js';
 import { table } from '../../cli/render.js';
 import { TkomaError } from '../../lib/errors.js';
+import { envFlagOr } from '../../lib/settings.js';
 
 /** Under TKOMA_REF_DEBUG, say on stderr why the answer is computed in this process. */
 const debugFallback = (reason: string): void => {
-  if (process.env.TKOMA_REF_DEBUG) process.stderr.write(`tkoma-ref: working in-process: ${reason}\n`);
+  if (envFlagOr('debug', false)) process.stderr.write(`tkoma-ref: working in-process: ${reason}\n`);
 };
 
 export default class TopicSearch extends BaseCommand<typeof TopicSearch> {

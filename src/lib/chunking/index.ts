@@ -8,11 +8,11 @@ import { isProsePath, languageForPath, roleForPath } from './paths.js';
 import type { Chunk } from './types.js';
 import type { ChunkOptions } from './util.js';
 
-export type { Chunk, Role } from './types.js';
+export type { Chunk } from './types.js';
 export type { ChunkOptions } from './util.js';
 export { chunkLines } from './lines.js';
 export { chunkMarkdown } from './markdown.js';
-export { docLanguageForPath, isExamplePath, isProsePath, isTestPath, languageForPath, roleForPath } from './paths.js';
+export { isProsePath, languageForPath, roleForPath } from './paths.js';
 
 /** Loaded on the first code file; kept so later files skip module resolution. */
 let codeModule: Promise<typeof import('./code.js')> | undefined;

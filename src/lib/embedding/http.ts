@@ -3,6 +3,8 @@
  * an EMBEDDER_UNAVAILABLE TkomaError whose message says which server, what happened and, when the
  * server said why, its words. Credentials never appear in messages or details.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
+
 import { TkomaError } from '../errors.js';
 
 export interface PostOptions {
@@ -62,7 +64,6 @@ function networkReason(err: unknown): string {
   return String(err);
 }
 
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 export async function postJson(opts: PostOptions): Promise<unknown> {
   const where = displayUrl(opts.url);

@@ -4,12 +4,10 @@
  */
 import { join } from 'node:path';
 import { TkomaError } from '../errors.js';
+import { envSetting, settingEnv } from '../settings.js';
 import type { Embedder, EmbedderChoice, EmbedderSettings } from './types.js';
 import type { HttpProviderOptions } from './remote.js';
 import type { TransformersOptions } from './transformers.js';
-
-export { EmbeddingCache, embedWithCache, embedWithCacheDetailed } from './cache.js';
-export type { EmbedStats } from './cache.js';
 
 export const EMBEDDER_CHOICES: readonly EmbedderChoice[] = ['auto', 'transformers', 'use-lite', 'ollama', 'openai', 'none'];
 
@@ -42,8 +40,8 @@ export function settingsFromEnv(
   config: Partial<EmbedderSettings> = {},
   flag?: string,
 ): EmbedderSettings {
-  const envProviderRaw = nonEmpty(env.TKOMA_REF_EMBEDDER);
-  const envProvider = envProviderRaw ? parseChoice(envProviderRaw, 'TKOMA_REF_EMBEDDER') : undefined;
+  const envProviderRaw = envSetting('embedder', env);
+  const envProvider = envProviderRaw ? parseChoice(envProviderRaw, settingEnv('embedder')) : undefined;
   const configProvider = config.provider ? parseChoice(config.provider, 'config') : undefined;
   const flagValue = nonEmpty(flag);
   const provider: EmbedderChoice =
@@ -53,13 +51,13 @@ export function settingsFromEnv(
   const configApplies = !configProvider || configProvider === provider;
 
   const model =
-    (envApplies ? nonEmpty(env.TKOMA_REF_EMBED_MODEL) : undefined) ?? (configApplies ? nonEmpty(config.model) : undefined);
+    (envApplies ? envSetting('embedModel', env) : undefined) ?? (configApplies ? nonEmpty(config.model) : undefined);
   const url =
-    (envApplies ? nonEmpty(env.TKOMA_REF_EMBED_URL) : undefined) ??
+    (envApplies ? envSetting('embedUrl', env) : undefined) ??
     (configApplies ? nonEmpty(config.url) : undefined) ??
     (provider === 'ollama' ? nonEmpty(env.OLLAMA_HOST) : undefined);
-  const apiKey = nonEmpty(env.TKOMA_REF_OPENAI_API_KEY) ?? nonEmpty(env.OPENAI_API_KEY) ?? nonEmpty(config.apiKey);
-  const modelDir = nonEmpty(env.TKOMA_REF_MODEL_DIR) ?? nonEmpty(config.modelDir);
+  const apiKey = envSetting('openaiApiKey', env) ?? nonEmpty(env.OPENAI_API_KEY) ?? nonEmpty(config.apiKey);
+  const modelDir = envSetting('modelDir', env) ?? nonEmpty(config.modelDir);
   const cacheBase = nonEmpty(env.XDG_CACHE_HOME) ?? join(nonEmpty(env.HOME) ?? '.', '.cache');
   const cacheDir = nonEmpty(config.cacheDir) ?? join(cacheBase, 'tkoma-ref', 'models');
 

@@ -80,11 +80,3 @@ export function modelProfile(model: string): ModelProfile {
   }
   return { ...FALLBACK };
 }
-
-export function withQueryPrefix(profile: ModelProfile, text: string): string {
-  return profile.queryPrefix + text;
-}
-
-export function withDocumentPrefix(profile: ModelProfile, text: string): string {
-  return profile.documentPrefix + text;
-}

@@ -11,6 +11,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { TkomaError } from '../errors.js';
+import { envSetting } from '../settings.js';
 import type { Embedder, EmbedderSettings } from './types.js';
 import { modelProfile, type ModelProfile, type Pooling } from './profiles.js';
 import { batches, embedderKey, normalize } from './vectors.js';
@@ -268,6 +269,6 @@ export async function createTransformersEmbedder(
 }
 
 function threadOption(threads: number | undefined): { intraOpNumThreads?: number } {
-  const n = threads ?? Number(process.env.TKOMA_REF_EMBED_THREADS ?? '');
+  const n = threads ?? envSetting('embedThreads') ?? 0;
   return Number.isInteger(n) && n > 0 ? { intraOpNumThreads: n } : {};
 }

@@ -9,6 +9,7 @@
 import type { Embedder, EmbedderProvider, EmbedderSettings } from '../embedding/types.js';
 import { TkomaError } from '../errors.js';
 import { readConfig } from '../store/config.js';
+import { settingEnv } from '../settings.js';
 import { forgetStarted, parseKey, startOnce } from '../vectors/space.js';
 
 export interface ResolvedEmbedder {
@@ -45,7 +46,7 @@ export async function resolveEmbedder(root: string, opts: { flag?: string } = {}
       ? `embedder ${settings.provider}${settings.model ? `:${settings.model}` : ''} was asked for, but this knowledge root records ${recorded}: using it (change it with \`tkoma-ref index embedder set\`)`
       : undefined;
     const env = { ...process.env };
-    delete env.TKOMA_REF_EMBEDDER;
+    delete env[settingEnv('embedder')];
     const exact: EmbedderSettings = {
       ...settingsFromEnv(env, { ...config.embedding, provider: parsed.provider } as Partial<EmbedderSettings>, parsed.provider),
       provider: parsed.provider as EmbedderProvider,

@@ -11,7 +11,7 @@ import type { Embedder } from '../embedding/types.js';
 import { parseTopicMd } from '../store/frontmatter.js';
 import type { TopicFront } from '../store/model.js';
 import { referencesDir } from '../store/root.js';
-import { listTopicIds, TOPIC_FILE } from '../store/topics.js';
+import { listTopicIds, TOPIC_FILE } from '../store/topic-files.js';
 import { embeddingCacheDir, isRecord, notesIndexFile, readJsonSafe, writeJsonAtomic } from './layout.js';
 import { sha256Hex } from './scan.js';
 

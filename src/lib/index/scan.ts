@@ -8,7 +8,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
 import type { Role } from '../chunking/types.js';
-import { MANIFEST_FILE, TOPIC_FILE } from '../store/topics.js';
+import { MANIFEST_FILE, TOPIC_FILE } from '../store/topic-files.js';
 
 export interface FileStat {
   size: number;

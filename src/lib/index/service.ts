@@ -7,7 +7,7 @@ import { readdir, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 
 import { referencesDir } from '../store/root.js';
-import { listTopicIds, loadAllTopics } from '../store/topics.js';
+import { listTopicIds, loadAllTopics } from '../store/topic-files.js';
 import { embeddingCacheDir, indexDir, readMeta } from './layout.js';
 import { withIndexLock } from '../lock.js';
 import { removeNote } from './notes.js';

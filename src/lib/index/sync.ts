@@ -10,7 +10,7 @@ import type { Embedder } from '../embedding/types.js';
 import { isValidTopicId } from '../store/model.js';
 import { referencesDir } from '../store/root.js';
 import { DEFAULT_LIMITS, effectiveLimits } from '../safety/limits.js';
-import { listTopicIds, readManifest } from '../store/topics.js';
+import { listTopicIds, readManifest } from '../store/topic-files.js';
 import { compactSegments } from './compact.js';
 import { INDEX_FORMAT, indexDir, readMeta, topicsIndexDir, writeMeta } from './layout.js';
 import { withIndexLock } from '../lock.js';

@@ -243,8 +243,6 @@ export const TOOLS: ToolDefinition[] = [
   },
 ];
 
-export const TOOL_NAMES = TOOLS.map((t) => t.name);
-
 /** What the server is for, in three lines (the `instructions` of the initialize answer). */
 export const INSTRUCTIONS = [
   'tkoma-ref is a shared, git-versioned library of reference material (libraries\' source code and docs) for answering from precise, current sources instead of memory.',

@@ -9,7 +9,7 @@ import { asTkomaError, TkomaError } from '../errors.js';
 import type { CommitAuthor } from '../root-git.js';
 import type { Progress } from '../progress.js';
 import type { ReferenceSearchResult } from '../search/search.js';
-import type { TopicHit } from '../search/topics.js';
+import type { TopicHit } from '../search/topic-notes.js';
 import type { ApprovalRequired, CreateResult } from '../topics/create.js';
 import type { GetResult, TopicListEntry } from '../topics/read.js';
 import type { FileStatusResult, UpdateResult } from '../topics/manage.js';

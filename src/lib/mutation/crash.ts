@@ -6,6 +6,8 @@
  */
 import { writeSync } from 'node:fs';
 
+import { envSetting } from '../settings.js';
+
 export const sleepSync = (ms: number): void => void Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
 
 /**
@@ -14,9 +16,8 @@ export const sleepSync = (ms: number): void => void Atomics.wait(new Int32Array(
  * (the tests send SIGINT/SIGTERM while a mutation holds the lock and its journal).
  */
 export function crashPoint(point: string): void {
-  const at = process.env.TKOMA_REF_CRASH_AT;
-  if (!at) return;
-  const wanted = at.split(',');
+  const wanted = envSetting('crashAt');
+  if (!wanted) return;
   if (wanted.includes(point)) {
     process.kill(process.pid, 'SIGKILL');
     sleepSync(10_000); // never runs past this

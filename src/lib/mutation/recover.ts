@@ -15,7 +15,8 @@ import { chmodSync, existsSync, mkdirSync, renameSync, rmSync, statSync, symlink
 import { basename, dirname, join, relative } from 'node:path';
 
 import { clearStaleGitLocks, gitSync, headCommit } from '../root-git.js';
-import { heldByThisProcess, holderAlive, lockPath, pidAlive, readHolder, tryAcquire } from '../lock.js';
+import { heldByThisProcess, holderAlive, lockPath, readHolder, tryAcquire } from '../lock.js';
+import { pidAlive } from '../process.js';
 import { BACKUP_SUFFIX, type Journal, journalDir, listDir, readBackup, readJournal, removeJournal, stagingRoot } from './journal.js';
 
 /** Journals of this process's mutations in flight: never "recovered" by a nested call. */

@@ -289,10 +289,3 @@ export function detectHiddenText(hidden: readonly string[], opts: DetectOptions 
   }
   return out;
 }
-
-/** Counts per kind, for summaries. */
-export function countKinds(findings: readonly { kind: string }[]): Record<string, number> {
-  const out: Record<string, number> = {};
-  for (const f of findings) out[f.kind] = (out[f.kind] ?? 0) + 1;
-  return out;
-}

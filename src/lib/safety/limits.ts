@@ -72,10 +72,6 @@ export interface Budget {
   bytes: number;
 }
 
-export function budgetOf(limits: Limits): Budget {
-  return { files: limits.max_files, bytes: limits.max_topic_bytes };
-}
-
 export interface CapPlan<T> {
   kept: T[];
   /** Items the caps leave out, each with its reason (too_large, max_files, max_topic_bytes). */

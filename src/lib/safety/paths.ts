@@ -3,11 +3,11 @@
  * operations that must never leave a topic folder. The pure checks refuse names that could
  * escape, alias another file or mislead a reader; the fs helpers refuse to go through a
  * symbolic link anywhere on the way, so even a link planted in a topic folder by hand never
- * leads a write or a read outside it.
+ * leads a read or a removal outside it.
  */
 import { constants } from 'node:fs';
-import { lstat, mkdir, open, readFile, unlink } from 'node:fs/promises';
-import { join, relative, resolve, sep } from 'node:path';
+import { lstat, open, unlink } from 'node:fs/promises';
+import { join, resolve, sep } from 'node:path';
 
 import { TkomaError } from '../errors.js';
 
@@ -74,38 +74,6 @@ export async function assertNoLinks(dir: string, rel: string, opts: { allowMissi
     if (!wantDir && !st.isFile()) throw outside(rel, 'not a regular file');
   }
   return true;
-}
-
-/**
- * Writes (or copies `from`) to `rel` inside `dir`, creating folders as needed, without ever
- * following a symbolic link: links on the way are refused, a link at the target is replaced by
- * the file (the link itself is removed, never what it points to).
- */
-export async function writeInside(dir: string, rel: string, data: { bytes: Uint8Array | string } | { from: string }): Promise<void> {
-  const reason = unsafePathReason(rel);
-  if (reason) throw outside(rel, reason);
-  const parts = rel.split('/');
-  let cur = resolve(dir);
-  for (const part of parts.slice(0, -1)) {
-    cur = join(cur, part);
-    await mkdir(cur).catch((err: NodeJS.ErrnoException) => {
-      if (err.code !== 'EEXIST') throw err;
-    });
-    // mkdir never follows a link it finds (EEXIST): whatever is there now must be a real folder.
-    const st = await lstat(cur);
-    if (st.isSymbolicLink() || !st.isDirectory()) throw outside(rel, `"${relative(resolve(dir), cur)}" is not a real folder`);
-  }
-  const abs = join(cur, parts[parts.length - 1]!);
-  const existing = await lstat(abs).catch(() => null);
-  if (existing?.isSymbolicLink()) await unlink(abs);
-  else if (existing && !existing.isFile()) throw outside(rel, 'exists and is not a regular file');
-  // O_NOFOLLOW: should a link appear between the check and the open, opening fails instead of following it.
-  const handle = await open(abs, constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | constants.O_NOFOLLOW, 0o644);
-  try {
-    await handle.writeFile('from' in data ? await readFile(data.from) : data.bytes);
-  } finally {
-    await handle.close();
-  }
 }
 
 /** Removes the file (or link) `rel` inside `dir`; does nothing when a folder on the way is missing or is a link. */

@@ -13,13 +13,13 @@ import { type ErrorCode, TkomaError } from '../errors.js';
 import type { StoredChunk, TopicIndex } from '../index/topic-index.js';
 import { untrustedFor } from '../safety/warnings.js';
 import { type FileStatus, fileStatusOf, staleness } from '../store/model.js';
-import { type BrokenTopic, type FileRecord, type LoadedTopic, loadAllTopics, MANIFEST_FILE, readManifest } from '../store/topics.js';
+import { type BrokenTopic, type FileRecord, type LoadedTopic, loadAllTopics, MANIFEST_FILE, readManifest } from '../store/topic-files.js';
 import { type Explain, type FusedHit, type FusionCandidate, type FusionOptions, fuse, type RankedItem, vectorWeightFor } from './fusion.js';
 import { makeSnippet, queryTerms } from './snippet.js';
-import { rankTopics, syncNotesQuietly, validateQuery } from './topics.js';
+import { rankTopics, syncNotesQuietly, validateQuery } from './topic-notes.js';
 import { matchTopicRef } from '../topics/resolve.js';
 
-export { searchTopics, type TopicHit, type SearchTopicsOptions } from './topics.js';
+export { searchTopics, type TopicHit, type SearchTopicsOptions } from './topic-notes.js';
 
 export interface ReferenceSearchRequest {
   question: string;

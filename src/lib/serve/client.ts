@@ -9,6 +9,8 @@ import { lstatSync, readFileSync, rmSync } from 'node:fs';
 import { createConnection } from 'node:net';
 
 import { type ErrorCode, ERROR_CODES, TkomaError } from '../errors.js';
+import { pidAlive } from '../process.js';
+import { envSetting } from '../settings.js';
 import {
   buildId,
   embedderEnv,
@@ -42,18 +44,7 @@ export const DEFAULT_REPLY_TIMEOUT_MS = 30_000;
 
 /** TKOMA_REF_NO_SERVER=1 (or true/yes) turns the client off. */
 export function serverDisabled(env: NodeJS.ProcessEnv = process.env): boolean {
-  const v = (env.TKOMA_REF_NO_SERVER ?? '').trim().toLowerCase();
-  return v !== '' && v !== '0' && v !== 'false' && v !== 'no';
-}
-
-function pidAlive(pid: number): boolean {
-  if (!Number.isInteger(pid) || pid <= 0) return false;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
+  return envSetting('noServer', env) === true;
 }
 
 function readInfo(file: string): { info: ServeInfo; text: string } | undefined {

@@ -10,6 +10,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
+import { settingEnv } from '../settings.js';
+
 /** Bump when a message's shape changes: clients then ignore servers of the other protocol. */
 export const PROTOCOL = 1;
 
@@ -110,18 +112,18 @@ export function buildId(): string {
  * Environment variables that settingsFromEnv (embedding/index.ts) reads to choose the embedder.
  * Keep in step with it: a variable missing here would let a server answer with another model.
  */
-export const EMBEDDER_ENV_VARS = [
-  'TKOMA_REF_EMBEDDER',
-  'TKOMA_REF_EMBED_MODEL',
-  'TKOMA_REF_EMBED_URL',
+export const EMBEDDER_ENV_VARS: readonly string[] = [
+  settingEnv('embedder'),
+  settingEnv('embedModel'),
+  settingEnv('embedUrl'),
   'OLLAMA_HOST',
-  'TKOMA_REF_MODEL_DIR',
+  settingEnv('modelDir'),
   'XDG_CACHE_HOME',
   'HOME',
-] as const;
+];
 
 /** Secrets travel as hashes: the server only compares them. */
-export const SECRET_ENV_VARS = ['TKOMA_REF_OPENAI_API_KEY', 'OPENAI_API_KEY'] as const;
+export const SECRET_ENV_VARS: readonly string[] = [settingEnv('openaiApiKey'), 'OPENAI_API_KEY'];
 
 export function embedderEnv(env: NodeJS.ProcessEnv): Record<string, string> {
   const out: Record<string, string> = {};

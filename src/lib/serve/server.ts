@@ -16,6 +16,7 @@ import { dirname } from 'node:path';
 
 import type { Embedder } from '../embedding/types.js';
 import { TkomaError } from '../errors.js';
+import { pidAlive } from '../process.js';
 import type { Watcher, WatchEvent } from '../watch.js';
 import { Gate, GateBusy } from './gate.js';
 import { handleRequest, type HandlerContext, parseRequest } from './handlers.js';
@@ -60,15 +61,6 @@ export interface RunningServer {
 
 const DEFAULT_BUSY_WAIT_MS = 2000;
 const IDLE_CONNECTION_MS = 60_000;
-
-function pidAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
 
 /** Whether something accepts connections at `path` (a live server). */
 function answers(path: string, timeoutMs = 300): Promise<boolean> {
@@ -158,7 +150,7 @@ const isWatchLimit = (e: unknown): boolean => {
  */
 async function preload(root: string, max: number): Promise<void> {
   if (max <= 0) return;
-  const { loadAllTopics } = await import('../store/topics.js');
+  const { loadAllTopics } = await import('../store/topic-files.js');
   const { syncIndex } = await import('../index/sync.js');
   const { topics } = await loadAllTopics(root);
   const ids = topics.filter((x) => x.front.status !== 'obsolete').map((x) => x.front.id);

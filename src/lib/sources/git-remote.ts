@@ -4,6 +4,7 @@
  */
 import { spawn } from 'node:child_process';
 import { TkomaError } from '../errors.js';
+import { envSetting } from '../settings.js';
 import { DEFAULT_NETWORK_TIMEOUT_MS, gitError, runGit } from './git-run.js';
 import { gitUrlScheme, isFullCommitSha, validateGitUrl, validateRef } from './git-url.js';
 
@@ -191,7 +192,7 @@ export async function githubMetadata(owner: string, repo: string, opts: GithubMe
     const viaGh = await ghApi(`repos/${owner}/${repo}`, timeoutMs);
     if (viaGh) return parseGithubRepoJson(viaGh);
   }
-  const base = (opts.apiBase ?? process.env.TKOMA_REF_GITHUB_API ?? 'https://api.github.com').replace(/\/+$/, '');
+  const base = (opts.apiBase ?? envSetting('githubApi') ?? 'https://api.github.com').replace(/\/+$/, '');
   try {
     const res = await fetch(`${base}/repos/${encodeURIComponent(owner)}/${encodeURIComponent(repo)}`, {
       headers: { accept: 'application/vnd.github+json', 'user-agent': 'tkoma-ref' },

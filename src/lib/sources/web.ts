@@ -198,6 +198,17 @@ async function readCapped(response: Response, maxBytes: number, url: string): Pr
   return out;
 }
 
+/** One request's time limit: aborts `signal` after `ms`, and remembers that it did (a timeout, not a network error). */
+function startDeadline(ms: number): { signal: AbortSignal; passed(): boolean; clear(): void } {
+  const controller = new AbortController();
+  let passed = false;
+  const timer = setTimeout(() => {
+    passed = true;
+    controller.abort();
+  }, ms);
+  return { signal: controller.signal, passed: () => passed, clear: () => clearTimeout(timer) };
+}
+
 /**
  * Fetch one page and convert it to the markdown stored in a topic.
  * Errors: INVALID_URL / UNSUPPORTED_SCHEME (bad URL), SOURCE_UNREACHABLE (network, timeout),
@@ -207,16 +218,11 @@ export async function fetchWebPage(url: string, opts: FetchWebOptions = {}): Pro
   const requested = validateWebUrl(url);
   const timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const maxBytes = opts.maxBytes ?? DEFAULT_MAX_BYTES;
-  const controller = new AbortController();
-  let timedOut = false;
-  const timer = setTimeout(() => {
-    timedOut = true;
-    controller.abort();
-  }, timeoutMs);
+  const deadline = startDeadline(timeoutMs);
   try {
     const { response, finalUrl } = await requestFollowing(requested, {
       method: 'GET',
-      signal: controller.signal,
+      signal: deadline.signal,
       headers: { 'user-agent': opts.userAgent ?? DEFAULT_USER_AGENT, accept: ACCEPT },
     });
     const final = finalUrl.href;
@@ -261,9 +267,9 @@ export async function fetchWebPage(url: string, opts: FetchWebOptions = {}): Pro
     if (stored.hidden && stored.hidden.length > 0) page.hidden_text = stored.hidden;
     return page;
   } catch (err) {
-    throw networkError(err, requested.href, timedOut, timeoutMs);
+    throw networkError(err, requested.href, deadline.passed(), timeoutMs);
   } finally {
-    clearTimeout(timer);
+    deadline.clear();
   }
 }
 
@@ -283,15 +289,10 @@ export async function probeWebSource(url: string, opts: { timeoutMs?: number; us
   const requested = validateWebUrl(url);
   const timeoutMs = opts.timeoutMs ?? PROBE_TIMEOUT_MS;
   const headers = { 'user-agent': opts.userAgent ?? DEFAULT_USER_AGENT, accept: ACCEPT };
-  const controller = new AbortController();
-  let timedOut = false;
-  const timer = setTimeout(() => {
-    timedOut = true;
-    controller.abort();
-  }, timeoutMs);
+  const deadline = startDeadline(timeoutMs);
   const attempt = async (method: 'HEAD' | 'GET'): Promise<Followed> => {
     const h: Record<string, string> = method === 'GET' ? { ...headers, range: 'bytes=0-0' } : headers;
-    const followed = await requestFollowing(requested, { method, signal: controller.signal, headers: h });
+    const followed = await requestFollowing(requested, { method, signal: deadline.signal, headers: h });
     await followed.response.body?.cancel().catch(() => undefined);
     return followed;
   };
@@ -303,7 +304,7 @@ export async function probeWebSource(url: string, opts: { timeoutMs?: number; us
       const s = followed.response.status;
       if (s >= 400 && s !== 404 && s !== 410) followed = await attempt('GET');
     } catch (err) {
-      if (err instanceof TkomaError || timedOut) throw err;
+      if (err instanceof TkomaError || deadline.passed()) throw err;
       followed = await attempt('GET');
     }
     const { response, finalUrl } = followed;
@@ -320,9 +321,9 @@ export async function probeWebSource(url: string, opts: { timeoutMs?: number; us
     if (!response.ok) probe.error = `HTTP ${response.status}`;
     return probe;
   } catch (err) {
-    const e = networkError(err, requested.href, timedOut, timeoutMs);
+    const e = networkError(err, requested.href, deadline.passed(), timeoutMs);
     return { url: requested.href, reachable: false, error: e.message };
   } finally {
-    clearTimeout(timer);
+    deadline.clear();
   }
 }

@@ -7,12 +7,14 @@ import { fileURLToPath } from 'node:url';
 import { TkomaError } from '../errors.js';
 import { commitAll, git, headCommit } from '../root-git.js';
 import { withLock } from '../lock.js';
+import { envSetting } from '../settings.js';
 import { assertNoPendingInit, beginInitJournal, crashPoint, endInitJournal, pendingInit, recoverIfNeeded } from '../mutation.js';
 
 /** Where the knowledge root is: --root, then TKOMA_REF_ROOT, then the XDG data directory. */
 export function resolveRootPath(flag: string | undefined, env: NodeJS.ProcessEnv = process.env): string {
   if (flag) return resolve(flag);
-  if (env.TKOMA_REF_ROOT) return resolve(env.TKOMA_REF_ROOT);
+  const fromEnv = envSetting('root', env);
+  if (fromEnv) return resolve(fromEnv);
   const dataHome = env.XDG_DATA_HOME || join(homedir(), '.local', 'share');
   return join(dataHome, 'tkoma-ref');
 }

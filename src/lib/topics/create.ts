@@ -16,7 +16,7 @@ import { type GitProbe, probeGitSource } from '../sources/git.js';
 import { repoDisplayName } from '../sources/git-url.js';
 import { probeWebSource } from '../sources/web.js';
 import type { TopicFront } from '../store/model.js';
-import { isReservedName, topicDir, topicExists, writeManifest, writeTopic } from '../store/topics.js';
+import { isReservedName, topicDir, topicExists, writeManifest, writeTopic } from '../store/topic-files.js';
 import { type Budget, CAP_REASONS, effectiveLimits, type Limits } from '../safety/limits.js';
 import { untrustedSummary, withUntrustedWarnings } from '../safety/warnings.js';
 import { budgetFor, capsNoteForPage, capsNoteForRepo, capsPreview, fetchSources, sourcePrefixes, type FetchLimits, resolveLimits, type SkippedFile } from './fetch.js';

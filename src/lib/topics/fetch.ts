@@ -17,7 +17,7 @@ import { isFullCommitSha, repoDisplayName } from '../sources/git-url.js';
 import { DEFAULT_MAX_BYTES as DEFAULT_WEB_MAX_BYTES, fetchWebPage } from '../sources/web.js';
 import { readConfig } from '../store/config.js';
 import type { TopicSource } from '../store/model.js';
-import { type FileFlag, type FileRecord, isReservedName, RESERVED_NAMES } from '../store/topics.js';
+import { type FileFlag, type FileRecord, isReservedName, RESERVED_NAMES } from '../store/topic-files.js';
 import type { SourceRequest } from './request.js';
 import { formatBytes, mergeCounts } from './summary.js';
 
@@ -101,7 +101,7 @@ export function nameKey(path: string): string {
   return path.normalize('NFC').toLowerCase();
 }
 
-/** topic.md and the manifest, compared case-folded (store/topics.ts: shared with phase 1). */
+/** topic.md and the manifest, compared case-folded (store/topic-files.ts: shared with phase 1). */
 const isReserved = isReservedName;
 
 /**

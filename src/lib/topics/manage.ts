@@ -10,7 +10,7 @@ import { TkomaError } from '../errors.js';
 import type { CommitAuthor } from '../root-git.js';
 import { runMutation, stagingPath } from '../mutation.js';
 import { type TopicFront, withFileWarnings } from '../store/model.js';
-import { type FileRecord, readManifest, readTopic, resolveTopicPath, TOPIC_FILE, topicDir, writeTopic } from '../store/topics.js';
+import { type FileRecord, readManifest, readTopic, resolveTopicPath, TOPIC_FILE, topicDir, writeTopic } from '../store/topic-files.js';
 import { withUntrustedWarnings } from '../safety/warnings.js';
 import type { FileStatusRequest, UpdateRequest } from './request.js';
 

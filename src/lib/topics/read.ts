@@ -5,7 +5,7 @@ import { readInside } from '../safety/paths.js';
 import { untrustedFor, untrustedSummary } from '../safety/warnings.js';
 import { displayTags, displayTitle } from '../safety/text.js';
 import { fileStatusOf, staleness, type TopicFront } from '../store/model.js';
-import { type BrokenTopic, type FileFlag, type LoadedTopic, loadAllTopics, readManifest, readTopic, resolveTopicPath, TOPIC_FILE } from '../store/topics.js';
+import { type BrokenTopic, type FileFlag, type LoadedTopic, loadAllTopics, readManifest, readTopic, resolveTopicPath, TOPIC_FILE } from '../store/topic-files.js';
 import { validateTopicIdField } from './request.js';
 
 export interface TopicListEntry {

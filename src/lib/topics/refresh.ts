@@ -41,7 +41,7 @@ import { remoteCommit } from '../sources/git.js';
 import { isFullCommitSha, repoDisplayName } from '../sources/git-url.js';
 import { parseTopicMd } from '../store/frontmatter.js';
 import { staleness, type TopicFront, type TopicSource, withFileWarnings } from '../store/model.js';
-import { type FileRecord, listTopicIds, MANIFEST_FILE, readManifest, readTopic, TOPIC_FILE, writeManifest, writeTopic } from '../store/topics.js';
+import { type FileRecord, listTopicIds, MANIFEST_FILE, readManifest, readTopic, TOPIC_FILE, writeManifest, writeTopic } from '../store/topic-files.js';
 import { countByReason, type Limits } from '../safety/limits.js';
 import { assertNoLinks, removeInside } from '../safety/paths.js';
 import { untrustedSummary, withUntrustedWarnings } from '../safety/warnings.js';

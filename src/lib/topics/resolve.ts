@@ -9,7 +9,7 @@ import { basename } from 'node:path';
 import { closest } from '../suggest.js';
 import { TkomaError } from '../errors.js';
 import { isValidTopicId } from '../store/model.js';
-import { loadAllTopics, topicExists } from '../store/topics.js';
+import { loadAllTopics, topicExists } from '../store/topic-files.js';
 
 export interface NamedTopic {
   id: string;

@@ -19,6 +19,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 import { readHolder, lockPath, holderAlive, tryAcquire, type LockHolder } from '../lock.js';
+import { envSetting, settingEnv } from '../settings.js';
 import { readConfig } from '../store/config.js';
 import { stateDir } from '../store/root.js';
 
@@ -57,8 +58,8 @@ export function wantedSince(root: string): number {
  * "none" from the environment, or a root that records "none".
  */
 export async function backgroundDisabled(root: string, env: NodeJS.ProcessEnv = process.env): Promise<string | null> {
-  if ((env.TKOMA_REF_VECTOR_WORKER ?? '').toLowerCase() === 'off') return 'TKOMA_REF_VECTOR_WORKER=off';
-  if ((env.TKOMA_REF_EMBEDDER ?? '').trim().toLowerCase() === 'none') return 'TKOMA_REF_EMBEDDER=none';
+  if (envSetting('vectorWorker', env)?.toLowerCase() === 'off') return `${settingEnv('vectorWorker')}=off`;
+  if (envSetting('embedder', env)?.toLowerCase() === 'none') return `${settingEnv('embedder')}=none`;
   const config = await readConfig(root).catch(() => null);
   if (config?.embedding.recorded === 'none') return 'this knowledge root records embedder "none"';
   return null;
@@ -94,7 +95,7 @@ export function spawnVectorWorker(root: string, env: NodeJS.ProcessEnv = process
     const child = spawn(process.execPath, [...execArgv, file, root], {
       detached: true,
       stdio: ['ignore', log, log],
-      env: { ...env, TKOMA_REF_ROOT: root },
+      env: { ...env, [settingEnv('root')]: root },
     });
     child.unref();
     return { started: true, pid: child.pid };

@@ -16,7 +16,7 @@ import { withIndexLock } from '../lock.js';
 import { loadNotes, noteEmbedText, syncNotes } from '../index/notes.js';
 import { readSegmentRecords, readTexts, type StoredChunk } from '../index/segments.js';
 import { annMetaFile, liveChunkCount, loadHead, nextGeneration, saveHead, type TopicHead } from '../index/topic-index.js';
-import { listTopicIds } from '../store/topics.js';
+import { listTopicIds } from '../store/topic-files.js';
 
 export interface BuildProgress {
   phase: 'notes' | 'docs' | 'code' | 'apply';

@@ -8,6 +8,7 @@
 import type { EmbedderChoice, EmbedderSettings } from '../embedding/types.js';
 import { TkomaError } from '../errors.js';
 import type { CommitAuthor } from '../root-git.js';
+import { settingEnv } from '../settings.js';
 import { CONFIG_FILE, readConfig, writeConfig } from '../store/config.js';
 import { type ChunkVectors, chunkVectorsFor } from './space.js';
 
@@ -47,8 +48,8 @@ export async function setEmbedder(root: string, req: SetEmbedderRequest, opts: {
   let key = 'none';
   if (provider !== 'none') {
     const env = { ...process.env };
-    delete env.TKOMA_REF_EMBEDDER;
-    delete env.TKOMA_REF_EMBED_MODEL;
+    delete env[settingEnv('embedder')];
+    delete env[settingEnv('embedModel')];
     const fromConfig = { ...(req.url ? { url: req.url } : config.embedding.url ? { url: config.embedding.url } : {}) };
     const settings: EmbedderSettings = {
       ...settingsFromEnv(env, { provider, ...fromConfig } as Partial<EmbedderSettings>, provider),

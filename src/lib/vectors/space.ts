@@ -10,6 +10,7 @@
  *   the background the old one keeps answering, and two spaces are never mixed.
  */
 import type { Embedder, EmbedderProvider, EmbedderSettings } from '../embedding/types.js';
+import { settingEnv } from '../settings.js';
 import { type RootConfig, readConfig } from '../store/config.js';
 
 /** `chunks` setting of tkoma-ref.toml: chunk vectors on, off, or decided by the model (auto). */
@@ -76,7 +77,7 @@ export async function embedderForKey(root: string, key: string): Promise<Embedde
   const { settingsFromEnv, createEmbedder } = await import('../embedding/index.js');
   const config = await readConfig(root);
   const env = { ...process.env };
-  delete env.TKOMA_REF_EMBEDDER; // the space decides the provider, not the environment
+  delete env[settingEnv('embedder')]; // the space decides the provider, not the environment
   // The config's URL and keys serve the recorded provider even when `provider` says auto.
   const base = settingsFromEnv(env, { ...config.embedding, provider: parsed.provider } as Partial<EmbedderSettings>, parsed.provider);
   const settings: EmbedderSettings = { ...base, provider: parsed.provider as EmbedderProvider, model: parsed.model };

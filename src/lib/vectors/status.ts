@@ -5,7 +5,8 @@
 import { loadHead } from '../index/topic-index.js';
 import { loadNotes } from '../index/notes.js';
 import { readConfig } from '../store/config.js';
-import { listTopicIds } from '../store/topics.js';
+import { envSetting } from '../settings.js';
+import { listTopicIds } from '../store/topic-files.js';
 import type { VectorOutlook } from '../topics/indexing.js';
 import { pendingOf, type TopicPending } from './builder.js';
 import { chunkSetting, chunkVectorsFor, parseKey } from './space.js';
@@ -24,7 +25,7 @@ export async function vectorTarget(root: string, env: NodeJS.ProcessEnv = proces
   const config = await readConfig(root);
   const recorded = config.embedding.recorded;
   const setting = chunkSetting(config);
-  const envNone = (env.TKOMA_REF_EMBEDDER ?? '').trim().toLowerCase() === 'none';
+  const envNone = envSetting('embedder', env)?.toLowerCase() === 'none';
   if (recorded === 'none' || envNone) return { key: null, off: true, chunks: false, label: 'none' };
   if (recorded && parseKey(recorded)) return { key: recorded, off: false, chunks: chunkVectorsFor(setting, recorded), label: recorded };
   const provider = config.embedding.provider || 'auto';

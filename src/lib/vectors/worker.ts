@@ -6,7 +6,9 @@ import { resolve } from 'node:path';
 
 import { runVectorWorker, spawnVectorWorker, wantedSince } from './background.js';
 
-const root = resolve(process.argv[2] ?? process.env.TKOMA_REF_ROOT ?? '.');
+import { envSetting } from '../settings.js';
+
+const root = resolve(process.argv[2] ?? envSetting('root') ?? '.');
 const outcome = await runVectorWorker(root);
 // A request that came in after our last pass began found the lock held and started nothing.
 if (outcome.ran && outcome.lastPass !== undefined && wantedSince(root) >= outcome.lastPass) spawnVectorWorker(root);

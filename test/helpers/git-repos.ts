@@ -102,22 +102,6 @@ export function commitOnMain(fx: Fixture, readme: string): string {
   return git(fx.repo, 'rev-parse', 'HEAD');
 }
 
-/** A repository with `count` small source files, for timing. */
-export function makeLargeRepo(count: number): { dir: string; url: string; cleanup(): void } {
-  const dir = mkdtempSync(join(tmpdir(), 'tkoma-git-large-'));
-  const repo = join(dir, 'large');
-  mkdirSync(repo);
-  git(repo, 'init', '-q', '-b', 'main');
-  for (let i = 0; i < count; i++) {
-    const folder = ['src', 'docs', 'examples', 'tests'][i % 4]!;
-    const ext = folder === 'docs' ? 'md' : 'ts';
-    write(repo, `${folder}/m${Math.floor(i / 50)}/file${i}.${ext}`, `// file ${i}\n`.repeat(40));
-  }
-  git(repo, 'add', '-A');
-  git(repo, 'commit', '-q', '-m', 'many files');
-  return { dir, url: pathToFileURL(repo).href, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
-}
-
 export function tempDir(prefix = 'tkoma-git-test-'): string {
   return mkdtempSync(join(tmpdir(), prefix));
 }

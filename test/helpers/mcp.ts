@@ -5,7 +5,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { ElicitRequestSchema, type ElicitResult } from '@modelcontextprotocol/sdk/types.js';
 
-import { BIN } from '../helpers/fixtures.js';
+import { BIN } from './fixtures.js';
 
 export type ElicitReply = (message: string, schema: unknown) => ElicitResult | Promise<ElicitResult>;
 

@@ -9,7 +9,7 @@ import { join, relative } from 'node:path';
 
 import { expect } from 'vitest';
 
-import { BIN, cli, type CliResult, git } from '../helpers/fixtures.js';
+import { BIN, cli, type CliResult, git } from './fixtures.js';
 
 export interface Running {
   child: ChildProcess;

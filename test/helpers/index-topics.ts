@@ -16,7 +16,7 @@ import { createOllamaEmbedder } from '../../src/lib/embedding/ollama.js';
 import type { Embedder } from '../../src/lib/embedding/types.js';
 import { serializeTopicMd } from '../../src/lib/store/frontmatter.js';
 import type { FileStatusEntry, TopicFront } from '../../src/lib/store/model.js';
-import { type FileRecord, writeManifest } from '../../src/lib/store/topics.js';
+import { type FileRecord, writeManifest } from '../../src/lib/store/topic-files.js';
 
 export function makeTmpRoot(): { root: string; cleanup: () => void } {
   const root = mkdtempSync(join(tmpdir(), 'tkoma-index-'));
