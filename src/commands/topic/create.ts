@@ -7,6 +7,7 @@ import { paint } from '../../cli/render.js';
 import { EXIT, TkomaError } from '../../lib/errors.js';
 import { type ApprovalRequired, type CreateResult, createTopic } from '../../lib/topics/create.js';
 import { flagNames, validateCreateRequest } from '../../lib/topics/request.js';
+import { skipLines } from '../../lib/topics/skip-report.js';
 import { countOf } from '../../lib/topics/summary.js';
 
 export default class TopicCreate extends BaseCommand<typeof TopicCreate> {
@@ -93,6 +94,7 @@ Several sources, or refs and paths per source: use --input JSON.`;
       `Create reference topic '${r.title}' (${r.topic_id})?`,
       `  ${r.summary}`,
       ...(r.estimate ? [`  ${r.estimate.summary}`] : []),
+      ...skipLines(r.skipped).map((l) => `  ${l}`),
       ...r.sources.filter((s) => s.description).map((s) => `  ${s.display_name}: ${s.description}`),
     ].join('\n');
   }
@@ -110,7 +112,8 @@ Several sources, or refs and paths per source: use --input JSON.`;
       `${paint('green', 'Created', process.stdout)} ${r.topic_id}: ${countOf(r.file_count, 'file')}, ${countOf(r.chunk_count, 'chunk')} (commit ${r.commit.slice(0, 7)})`,
     ];
     for (const s of r.sources) lines.push(`  ${s.ok ? '✓' : '✗'} ${s.url}${s.commit ? `@${s.commit.slice(0, 7)}` : ''}: ${s.ok ? countOf(s.file_count, 'file') : s.error}`);
-    if (r.skipped.count) lines.push(`  skipped ${r.skipped.count}: ${Object.entries(r.skipped.by_reason).map(([k, v]) => `${k} ${v}`).join(', ')}`);
+    lines.push(...skipLines(r.skipped).map((l) => `  ${l}`));
+    if (r.skipped.file) lines.push(`  every skipped path and its reason: references/${r.topic_id}/${r.skipped.file}`);
     const v = r.vector_search as { pending?: number; building?: { pid?: number } };
     if (v.pending) lines.push(`  searchable now; ${countOf(v.pending, 'chunk')} wait for vectors${v.building?.pid ? ` (building in the background, pid ${v.building.pid})` : ' (`tkoma-ref index embed` builds them)'}`);
     // A failed source is already its own ✗ line above: its warning would say it twice.
