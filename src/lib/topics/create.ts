@@ -164,7 +164,7 @@ export async function probeSources(root: string, req: CreateRequest, progress: P
   return { limits, probed };
 }
 
-function assertNew(root: string, id: string): void {
+export function assertNew(root: string, id: string): void {
   if (topicExists(root, id)) {
     throw new TkomaError('TOPIC_EXISTS', `topic "${id}" already exists: refresh it, update it, or give another \`topic_id\``, { topic_id: id });
   }
@@ -203,7 +203,7 @@ async function phaseOne(root: string, req: CreateRequest, canonical: string, pro
   };
 }
 
-export async function estimateFor(root: string, details: SourceDetails[]): Promise<import('../approval-estimate.js').ApprovalEstimate | null> {
+export async function estimateFor(root: string, details: Pick<SourceDetails, 'file_count' | 'total_bytes'>[]): Promise<import('../approval-estimate.js').ApprovalEstimate | null> {
   try {
     const { estimateApproval } = await import('../approval-estimate.js');
     const { vectorTarget } = await import('../vectors/status.js');
