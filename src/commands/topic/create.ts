@@ -23,9 +23,8 @@ the estimated chunks and time, and writes nothing (no token either).
 Several sources, or refs and paths per source: use --input JSON.`;
   static examples = [
     `<%= config.bin %> topic create --title "Dioxus - Rust UI Framework" --git https://github.com/DioxusLabs/dioxus --path README.md --path docs/ --web https://dioxuslabs.com/learn/0.6/ --tag rust --json`,
-    `<%= config.bin %> topic create --title "MiniSearch" --git https://github.com/lucaong/minisearch --path README.md --path src/ --yes`,
     `<%= config.bin %> topic create --input '{"title":"...","body":"...","sources":[{"type":"git","url":"file:///src/repo","ref":"v1.0"}]}' --approve v1.…`,
-    `<%= config.bin %> topic create --title "MiniSearch" --git https://github.com/lucaong/minisearch --dry-run`,
+    `<%= config.bin %> topic create --title "MiniSearch" --git https://github.com/lucaong/minisearch --path README.md --path src/ --dry-run`,
   ];
 
   static flags = {
