@@ -3,21 +3,25 @@ import { Args, Flags } from '@oclif/core';
 import { authorFlags, BaseCommand, embedderFlag } from '../cli/base.js';
 import { table } from '../cli/render.js';
 import { asTkomaError, EXIT } from '../lib/errors.js';
+import type { RefreshDryRun } from '../lib/topics/dry-run.js';
+import { skipLines } from '../lib/topics/skip-report.js';
 import { type RefreshResult, refreshTopic, selectTopicsToRefresh } from '../lib/topics/refresh.js';
 import { validateTopicIdField } from '../lib/topics/request.js';
 
 interface RefreshOutput {
-  topics: (RefreshResult | { topic_id: string; error: { code: string; message: string } })[];
+  topics: (RefreshResult | RefreshDryRun | { topic_id: string; error: { code: string; message: string } })[];
 }
 
 export default class Refresh extends BaseCommand<typeof Refresh> {
   static summary = 'Re-fetch tracked sources (same ref; pinned commits stay), apply changes, reindex: one commit per topic.';
   static strict = false;
   static args = { ids: Args.string({ description: 'Topic ids' }) };
-  static examples = ['<%= config.bin %> refresh topic-dioxus-ui', '<%= config.bin %> refresh --stale', '<%= config.bin %> refresh --all --json'];
+  static description = '--dry-run fetches into a temporary folder and reports what would be added, changed, removed and skipped, with the re-indexing estimate; the topic, the index and git stay untouched.';
+  static examples = ['<%= config.bin %> refresh topic-dioxus-ui', '<%= config.bin %> refresh --stale --dry-run', '<%= config.bin %> refresh --all --json'];
   static flags = {
     stale: Flags.boolean({ description: 'Refresh every stale topic.', default: false }),
     all: Flags.boolean({ description: 'Refresh every non-obsolete topic.', default: false }),
+    'dry-run': Flags.boolean({ description: 'Show what would change and be skipped, and the estimated cost; write nothing.', default: false }),
     ...authorFlags,
     ...embedderFlag,
   };
@@ -29,8 +33,13 @@ export default class Refresh extends BaseCommand<typeof Refresh> {
     const selected = await selectTopicsToRefresh(root, { ids, stale: this.flags.stale, all: this.flags.all });
     const progress = await this.progress();
     const out: RefreshOutput = { topics: [] };
+    const dry = this.flags['dry-run'] ? await import('../lib/topics/dry-run.js') : null;
     for (const id of selected) {
       try {
+        if (dry) {
+          out.topics.push(await dry.dryRunRefresh(root, id, { progress }));
+          continue;
+        }
         out.topics.push(await refreshTopic(root, id, { author: { ghost: this.flags.ghost, model: this.flags.model }, progress, embedderFlag: this.flags.embedder }));
       } catch (err) {
         const e = asTkomaError(err);
@@ -45,11 +54,14 @@ export default class Refresh extends BaseCommand<typeof Refresh> {
 
   protected renderHuman(r: RefreshOutput): string {
     if (r.topics.length === 0) return 'Nothing to refresh.';
+    if (r.topics.some((t) => 'dry_run' in t)) return r.topics.map((t) => ('dry_run' in t ? dryRunText(t) : `${t.topic_id}: failed: ${'error' in t ? t.error.message : ''}`)).join('\n\n');
     return table(
       r.topics.map((t) =>
         'error' in t
           ? { topic_id: t.topic_id, result: `failed: ${t.error.message}` }
-          : { topic_id: t.topic_id, result: `+${t.added} ~${t.changed} -${t.removed} =${t.unchanged}`, sources: t.sources.map((s) => s.status).join(', '), commit: t.commit?.slice(0, 7) ?? '-' },
+          : 'dry_run' in t
+            ? { topic_id: t.topic_id, result: 'dry run' }
+            : { topic_id: t.topic_id, result: `+${t.added} ~${t.changed} -${t.removed} =${t.unchanged}`, sources: t.sources.map((s) => s.status).join(', '), commit: t.commit?.slice(0, 7) ?? '-' },
       ),
       [
         { key: 'topic_id', header: 'TOPIC' },
@@ -59,4 +71,19 @@ export default class Refresh extends BaseCommand<typeof Refresh> {
       ],
     );
   }
+}
+
+/** One topic's dry run in words: the counts, the first paths of each kind, skips and the estimate. */
+function dryRunText(t: RefreshDryRun, shown = 10): string {
+  const list = (sign: string, paths: string[]) => [...paths.slice(0, shown).map((p) => `  ${sign} ${p}`), ...(paths.length > shown ? [`  ${sign} … ${paths.length - shown} more`] : [])];
+  return [
+    `Dry run: ${t.topic_id} would get +${t.added.length} ~${t.changed.length} -${t.removed.length} (${t.unchanged} unchanged). Nothing was written.`,
+    ...t.sources.map((s) => `  ${s.url}: ${s.status}${s.error ? ` (${s.error})` : ''}`),
+    ...list('+', t.added),
+    ...list('~', t.changed),
+    ...list('-', t.removed),
+    ...t.conflicts.map((c) => `  ! ${c.path}: ${c.upstream} upstream but edited here (your version would stay)`),
+    ...skipLines(t.skipped),
+    ...(t.estimate ? [`estimate: ${t.estimate.summary}`] : []),
+  ].join('\n');
 }

@@ -9,7 +9,7 @@ export const EXIT = {
   OK: 0,
   ERROR: 1, // unexpected failure (a bug); still no stack trace unless TKOMA_REF_DEBUG=1
   INVALID_INPUT: 2, // bad flags, bad JSON, bad enum value, bad URL, bad path
-  NOT_FOUND: 3, // unknown topic, unknown file
+  NOT_FOUND: 3, // unknown topic, unknown file, a file the fetch skipped
   APPROVAL_REQUIRED: 4, // topic create phase 1: nothing written, ask the operator
   SOURCE_FAILED: 5, // every source failed, or nothing could be fetched
   CONFLICT: 6, // topic exists, lock held, root not initialised / already initialised
@@ -34,6 +34,7 @@ export const ERROR_CODES = {
   UNKNOWN_COMMAND: EXIT.INVALID_INPUT,
   TOPIC_NOT_FOUND: EXIT.NOT_FOUND,
   FILE_NOT_FOUND: EXIT.NOT_FOUND,
+  SKIPPED: EXIT.NOT_FOUND,
   APPROVAL_REQUIRED: EXIT.APPROVAL_REQUIRED,
   SOURCE_UNREACHABLE: EXIT.SOURCE_FAILED,
   FETCH_FAILED: EXIT.SOURCE_FAILED,

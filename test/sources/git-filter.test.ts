@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_MAX_FILE_BYTES, languageOf, looksBinary, skipReason } from '../../src/lib/sources/git-filter.js';
+import { DEFAULT_MAX_FILE_BYTES, languageOf, looksBinary, outputFolders, requestedExplicitly, skipReason } from '../../src/lib/sources/git-filter.js';
 
 const text = new TextEncoder().encode('fn main() {}\n');
 
@@ -19,7 +19,8 @@ describe('skipReason', () => {
     ['web/bower_components/x.js', 'vendored'],
     ['.yarn/releases/yarn.cjs', 'vendored'],
     ['dist/index.js', 'generated'],
-    ['packages/ui/build/out.js', 'generated'],
+    // Alone, a path is judged as if it were the whole tree: no manifest beside packages/ui/.
+    ['packages/ui/build/out.js', null],
     // Output-folder names inside a source tree are modules of that source (issue 12).
     ['packages/cli/src/build/mod.rs', null],
     ['src/build/bundle.ts', null],
@@ -88,6 +89,63 @@ describe('skipReason', () => {
   it('reports symlinks first, whatever the name', () => {
     expect(skipReason('README.md', 10, text, { isSymlink: true })).toBe('symlink');
     expect(skipReason('node_modules/x', 10, text, { isSymlink: true })).toBe('symlink');
+  });
+});
+
+describe('output folders: only at a package root, only without source of their own', () => {
+  const tree = [
+    'package.json',
+    'dist/app.min.js',
+    'dist/index.js',
+    'dist/index.d.ts',
+    'src/build/mod.rs',
+    'src/build/bundle.rs',
+    'packages/ui/package.json',
+    'packages/ui/build/out.js',
+    'packages/ui/src/index.ts',
+    'packages/cli/Cargo.toml',
+    'packages/cli/src/build/mod.rs',
+    'packages/cli/target/debug/foo.d',
+    'docs/build/index.html',
+    'build/gen.go',
+    'build/README.md',
+    'coverage/lcov.info',
+    'out/sub/dist/x.js',
+  ];
+
+  it('finds root and package-root output folders, and keeps source trees and scripts', () => {
+    expect([...outputFolders(tree)].sort()).toEqual(['coverage', 'dist', 'out', 'packages/cli/target', 'packages/ui/build']);
+  });
+
+  it.each([
+    ['dist/index.js', 'generated'],
+    ['dist/index.d.ts', 'generated'],
+    ['packages/ui/build/out.js', 'generated'],
+    ['packages/cli/target/debug/foo.d', 'generated'],
+    ['out/sub/dist/x.js', 'generated'],
+    ['src/build/mod.rs', null],
+    ['packages/cli/src/build/mod.rs', null],
+    ['docs/build/index.html', null],
+    ['build/gen.go', null],
+    ['build/README.md', null],
+  ])('in that tree, %s → %s', (path, reason) => {
+    expect(skipReason(path, 10, text, { outputDirs: outputFolders(tree) })).toBe(reason);
+  });
+
+  it('a path the user named gets past the evidence rules, never past the hazards', () => {
+    const out = outputFolders(tree);
+    const minified = new TextEncoder().encode(`!function(e){${'var a=1;'.repeat(600)}}();\n`);
+    expect(requestedExplicitly('dist/index.js', ['dist/'], out)).toBe(true);
+    expect(requestedExplicitly('node_modules/a/x.js', ['node_modules/a/'], out)).toBe(true);
+    expect(requestedExplicitly('Cargo.lock', ['Cargo.lock'], out)).toBe(true);
+    // Asking for src/ does not bring in src/vendor/: the folder named is not a skipped area.
+    expect(requestedExplicitly('src/vendor/x.go', ['src/'], out)).toBe(false);
+    expect(requestedExplicitly('dist/index.js', undefined, out)).toBe(false);
+    expect(skipReason('dist/app.min.js', minified.length, minified, { outputDirs: out, requested: true })).toBeNull();
+    expect(skipReason('Cargo.lock', 10, text, { requested: true })).toBeNull();
+    expect(skipReason('dist/logo.png', 10, text, { outputDirs: out, requested: true })).toBe('binary');
+    expect(skipReason('dist/x.js', 10, text, { requested: true, isSymlink: true })).toBe('symlink');
+    expect(skipReason('node_modules/.git/config', 10, text, { requested: true })).toBe('vcs');
   });
 });
 

@@ -6,7 +6,7 @@ import { TkomaError } from '../../src/lib/errors.js';
 import { fetchGitSource, probeGitSource, remoteCommit, type GitSourceSpec } from '../../src/lib/sources/git.js';
 import { languageOf } from '../../src/lib/sources/git-filter.js';
 import { completeBlobs, withSnapshot } from '../../src/lib/sources/git-snapshot.js';
-import { KEPT_MAIN, SKIPPED_MAIN, commitOnMain, git, makeFixture, tempDir, type Fixture } from '../helpers/git-repos.js';
+import { BIG_BYTES, KEPT_MAIN, SKIPPED_MAIN, commitOnMain, git, makeFixture, tempDir, type Fixture } from '../helpers/git-repos.js';
 
 async function errorOf(p: Promise<unknown>): Promise<TkomaError> {
   try {
@@ -78,7 +78,12 @@ describe('probeGitSource', () => {
         { name: 'Markdown', files: 3, bytes: bytes(md) },
       ].sort((a, b) => b.bytes - a.bytes),
       skipped: { binary: 2, lockfile: 2, node_modules: 1, generated: 1, too_large: 1, symlink: 2 },
+      kept_files: sorted(Object.keys(KEPT_MAIN)).map((path) => ({ path, bytes: sizeOf(KEPT_MAIN[path]!) })),
+      skipped_files: expect.any(Array),
     });
+    // Every skipped file is listed with its reason and, the blobs being at hand, its size.
+    expect(Object.fromEntries(p.skipped_files.map((s) => [s.path, s.reason]))).toEqual(SKIPPED_MAIN);
+    expect(p.skipped_files.find((s) => s.path === 'big.txt')?.bytes).toBe(BIG_BYTES);
     for (const f of [...rust, ...ts, ...md]) expect(languageOf(f)).toBeDefined();
     expect(leftovers()).toEqual([]);
   });
@@ -162,7 +167,7 @@ describe('fetchGitSource', () => {
       const want = ['README.md', 'app/[id]/page.tsx', 'docs/api.md', 'docs/guide.md'];
       expect(res.files.map((f) => f.path)).toEqual(want);
       expect(walk(dest).map((e) => e.path)).toEqual(sorted(want));
-      expect(res.skipped).toEqual(
+      expect(res.skipped.map(({ path, reason }) => ({ path, reason }))).toEqual(
         expect.arrayContaining([
           { path: 'docs/escape.md', reason: 'symlink' },
           { path: 'missing.md', reason: 'not_found' },
@@ -237,11 +242,11 @@ describe('fetchGitSource', () => {
     const lean = makeFixture({ allowFilter: true });
     const oid = (p: string) => git(lean.repo, 'rev-parse', `main:${p}`);
     try {
-      await withSnapshot(lean.url, 'HEAD', ['docs/', 'src/lib.rs', 'node_modules/'], {}, async (snap) => {
+      await withSnapshot(lean.url, 'HEAD', ['docs/', 'src/lib.rs', 'assets/'], {}, async (snap) => {
         expect(snap.sizes.size).toBe(0); // the tree fetch brought no blobs
         await completeBlobs(snap);
         expect(sorted([...snap.sizes.keys()])).toEqual(sorted(['docs/guide.md', 'docs/api.md', 'src/lib.rs'].map(oid)));
-        expect(snap.sizes.has(oid('node_modules/left-pad/index.js'))).toBe(false);
+        expect(snap.sizes.has(oid('assets/logo.png'))).toBe(false);
         expect(snap.sizes.has(oid('README.md'))).toBe(false);
       });
     } finally {
@@ -260,9 +265,22 @@ describe('fetchGitSource', () => {
       for (const f of small.files) expect(f.bytes).toBeLessThanOrEqual(50);
       expect(small.files.map((f) => f.path)).toEqual(['src/lib.rs']);
       expect(small.skipped).toEqual([
-        { path: 'src/main.rs', reason: 'too_large' },
-        { path: 'src/util.ts', reason: 'too_large' },
+        { path: 'src/main.rs', reason: 'too_large', bytes: sizeOf(KEPT_MAIN['src/main.rs']!) },
+        { path: 'src/util.ts', reason: 'too_large', bytes: sizeOf(KEPT_MAIN['src/util.ts']!) },
       ]);
+    } finally {
+      rmSync(dest, { recursive: true, force: true });
+    }
+  });
+
+  it('paths that name a skipped file or a folder inside a skipped area bring it in (evidence rules only)', async () => {
+    const dest = tempDir();
+    try {
+      const res = await fetchGitSource({ url: fx.url, paths: ['node_modules/', 'Cargo.lock', 'dist/', 'src/', 'assets/'] }, dest);
+      const got = res.files.map((f) => f.path);
+      expect(got).toEqual(expect.arrayContaining(['node_modules/left-pad/index.js', 'Cargo.lock', 'dist/app.min.js', 'src/lib.rs']));
+      // A binary stays out whatever the paths say.
+      expect(res.skipped.map(({ path, reason }) => ({ path, reason }))).toEqual([{ path: 'assets/logo.png', reason: 'binary' }]);
     } finally {
       rmSync(dest, { recursive: true, force: true });
     }
@@ -273,9 +291,9 @@ describe('fetchGitSource', () => {
     try {
       const none = await errorOf(fetchGitSource({ url: fx.url, paths: ['nope/', 'missing.md'] }, dest));
       expect(none.code).toBe('EMPTY_FETCH');
-      const skippedOnly = await errorOf(fetchGitSource({ url: fx.url, paths: ['node_modules/', 'Cargo.lock'] }, dest));
+      const skippedOnly = await errorOf(fetchGitSource({ url: fx.url, paths: ['assets/', 'outside-link'] }, dest));
       expect(skippedOnly.code).toBe('EMPTY_FETCH');
-      expect(skippedOnly.details.skipped).toEqual({ node_modules: 1, lockfile: 1 });
+      expect(skippedOnly.details.skipped).toEqual({ binary: 1, symlink: 1 });
       expect(readdirSync(dest)).toEqual([]);
       expect(leftovers()).toEqual([]);
     } finally {

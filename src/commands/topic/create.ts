@@ -6,8 +6,10 @@ import { assignDefined, authorFlags, BaseCommand, embedderFlag, inputFlag } from
 import { paint } from '../../cli/render.js';
 import { EXIT, TkomaError } from '../../lib/errors.js';
 import { type ApprovalRequired, type CreateResult, createTopic } from '../../lib/topics/create.js';
+import type { CreateDryRun } from '../../lib/topics/dry-run.js';
 import { flagNames, validateCreateRequest } from '../../lib/topics/request.js';
-import { countOf } from '../../lib/topics/summary.js';
+import { skipLines } from '../../lib/topics/skip-report.js';
+import { countOf, formatBytes } from '../../lib/topics/summary.js';
 
 export default class TopicCreate extends BaseCommand<typeof TopicCreate> {
   static summary = 'Create a reference topic from git repositories and web pages (two-phase, with approval).';
@@ -16,11 +18,13 @@ approval_required with a token, exit code 4, and an APPROVAL_REQUIRED:REFERENCE_
 line on stderr. Run the same request again with --approve <token> (or --yes, the operator's override)
 to fetch, commit and index. At a terminal (stdin and stdout both terminals, no --json) it shows the
 summary and asks "Approve? [y/N]" instead; answering no exits with status 12 (DECLINED), nothing written.
+--dry-run lists the files that would be fetched, what would be skipped and why (per reason and folder), and
+the estimated chunks and time, and writes nothing (no token either).
 Several sources, or refs and paths per source: use --input JSON.`;
   static examples = [
     `<%= config.bin %> topic create --title "Dioxus - Rust UI Framework" --git https://github.com/DioxusLabs/dioxus --path README.md --path docs/ --web https://dioxuslabs.com/learn/0.6/ --tag rust --json`,
-    `<%= config.bin %> topic create --title "MiniSearch" --git https://github.com/lucaong/minisearch --path README.md --path src/ --yes`,
     `<%= config.bin %> topic create --input '{"title":"...","body":"...","sources":[{"type":"git","url":"file:///src/repo","ref":"v1.0"}]}' --approve v1.…`,
+    `<%= config.bin %> topic create --title "MiniSearch" --git https://github.com/lucaong/minisearch --path README.md --path src/ --dry-run`,
   ];
 
   static flags = {
@@ -38,11 +42,12 @@ Several sources, or refs and paths per source: use --input JSON.`;
     'topic-id': Flags.string({ description: 'Topic id (default: topic-<slug of title>).' }),
     approve: Flags.string({ description: 'Approval token from phase 1.' }),
     yes: Flags.boolean({ description: "Operator's explicit approval: fetch without a token.", default: false }),
+    'dry-run': Flags.boolean({ description: 'Show what would be fetched and skipped, and the estimated chunks and time; write nothing.', default: false }),
     ...authorFlags,
     ...embedderFlag,
   };
 
-  protected async execute(): Promise<ApprovalRequired | CreateResult> {
+  protected async execute(): Promise<ApprovalRequired | CreateResult | CreateDryRun> {
     const f = this.flags;
     const raw = this.readInput(f.input);
     if ((f.ref || f.path) && (f.git?.length ?? 0) !== 1) {
@@ -66,6 +71,10 @@ Several sources, or refs and paths per source: use --input JSON.`;
       ...(f['body-file'] ? { body: '--body-file' } : {}),
     });
     const root = this.root();
+    if (f['dry-run']) {
+      const { dryRunCreate } = await import('../../lib/topics/dry-run.js');
+      return dryRunCreate(root, req, await this.progress());
+    }
     const result = await createTopic(root, req, {
       approve: f.approve,
       yes: f.yes,
@@ -84,7 +93,7 @@ Several sources, or refs and paths per source: use --input JSON.`;
     return result;
   }
 
-  protected exitCodeFor(result: ApprovalRequired | CreateResult): number {
+  protected exitCodeFor(result: ApprovalRequired | CreateResult | CreateDryRun): number {
     return result.status === 'approval_required' ? EXIT.APPROVAL_REQUIRED : 0;
   }
 
@@ -93,11 +102,26 @@ Several sources, or refs and paths per source: use --input JSON.`;
       `Create reference topic '${r.title}' (${r.topic_id})?`,
       `  ${r.summary}`,
       ...(r.estimate ? [`  ${r.estimate.summary}`] : []),
+      ...skipLines(r.skipped).map((l) => `  ${l}`),
       ...r.sources.filter((s) => s.description).map((s) => `  ${s.display_name}: ${s.description}`),
     ].join('\n');
   }
 
-  protected renderHuman(r: ApprovalRequired | CreateResult): string {
+  private dryRunText(r: CreateDryRun, shown = 20): string {
+    const size = r.total_bytes === null ? 'size known at fetch time' : formatBytes(r.total_bytes);
+    return [
+      `Dry run: would create ${r.topic_id} ('${r.title}'): ${countOf(r.file_count, 'file')}, ${size}. Nothing was written.`,
+      ...r.files.slice(0, shown).map((f) => `  ${f.path}${f.bytes === null ? '' : ` (${formatBytes(f.bytes)})`}`),
+      ...(r.files.length > shown ? [`  … and ${countOf(r.files.length - shown, 'more file')} (--json lists them all)`] : []),
+      ...skipLines(r.skipped),
+      ...r.skipped.sample.slice(0, 10).map((s) => `  - ${s.path}: ${s.reason}`),
+      ...r.caps.notes.map((n) => `note: ${n}`),
+      ...(r.estimate ? [`estimate: ${r.estimate.summary}`] : []),
+    ].join('\n');
+  }
+
+  protected renderHuman(r: ApprovalRequired | CreateResult | CreateDryRun): string {
+    if (r.status === 'dry_run') return this.dryRunText(r);
     if (r.status === 'approval_required') {
       return [
         this.approvalText(r),
@@ -110,7 +134,8 @@ Several sources, or refs and paths per source: use --input JSON.`;
       `${paint('green', 'Created', process.stdout)} ${r.topic_id}: ${countOf(r.file_count, 'file')}, ${countOf(r.chunk_count, 'chunk')} (commit ${r.commit.slice(0, 7)})`,
     ];
     for (const s of r.sources) lines.push(`  ${s.ok ? '✓' : '✗'} ${s.url}${s.commit ? `@${s.commit.slice(0, 7)}` : ''}: ${s.ok ? countOf(s.file_count, 'file') : s.error}`);
-    if (r.skipped.count) lines.push(`  skipped ${r.skipped.count}: ${Object.entries(r.skipped.by_reason).map(([k, v]) => `${k} ${v}`).join(', ')}`);
+    lines.push(...skipLines(r.skipped).map((l) => `  ${l}`));
+    if (r.skipped.file) lines.push(`  every skipped path and its reason: references/${r.topic_id}/${r.skipped.file}`);
     const v = r.vector_search as { pending?: number; building?: { pid?: number } };
     if (v.pending) lines.push(`  searchable now; ${countOf(v.pending, 'chunk')} wait for vectors${v.building?.pid ? ` (building in the background, pid ${v.building.pid})` : ' (`tkoma-ref index embed` builds them)'}`);
     // A failed source is already its own ✗ line above: its warning would say it twice.

@@ -8,6 +8,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
 import type { Role } from '../chunking/types.js';
+import { SKIPPED_FILE } from '../store/skipped.js';
 import { MANIFEST_FILE, TOPIC_FILE } from '../store/topic-files.js';
 
 export interface FileStat {
@@ -59,7 +60,7 @@ export async function listTopicFiles(dir: string): Promise<Map<string, FileStat>
       if (e.isDirectory()) {
         walk(absPath, relPath);
       } else if (e.isFile()) {
-        if (!rel && (e.name === TOPIC_FILE || e.name === MANIFEST_FILE)) continue;
+        if (!rel && (e.name === TOPIC_FILE || e.name === MANIFEST_FILE || e.name === SKIPPED_FILE)) continue;
         const st = lstatOrNull(absPath);
         if (st?.isFile()) out.set(relPath, { size: st.size, mtimeMs: st.mtimeMs });
       }

@@ -169,7 +169,7 @@ async function trackManifest(root: string, dir: string): Promise<void> {
   } catch {
     return;
   }
-  const wanted = new Set([`${dir}/topic.md`, `${dir}/.tkoma-files.jsonl`]);
+  const wanted = new Set([`${dir}/topic.md`, `${dir}/.tkoma-files.jsonl`, `${dir}/.tkoma-skipped.jsonl`]);
   for (const line of text.split('\n')) {
     try {
       const rec = JSON.parse(line) as { path?: unknown };

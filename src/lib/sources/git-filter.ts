@@ -22,6 +22,17 @@ export interface SkipOptions {
   maxFileBytes?: number;
   /** The caller saw (via lstat or the tree mode) that this entry is a symbolic link. */
   isSymlink?: boolean;
+  /**
+   * The repository's build-output folders (outputFolders of its whole file list). Without it the
+   * rule sees only this one path: an output-folder name at the root, holding no source file.
+   */
+  outputDirs?: ReadonlySet<string>;
+  /**
+   * The user named this file in `paths`, or a folder inside a skipped area (`dist/`,
+   * `node_modules/x/`): the evidence rules (vendored, node_modules, generated, lockfile) give way.
+   * Binary, symlink, VCS and size rules never do.
+   */
+  requested?: boolean;
 }
 
 const VCS_DIRS = new Set(['.git', '.hg', '.svn']);
@@ -34,19 +45,71 @@ const GIT_CONTROL_FILES = new Set(['.gitignore', '.gitattributes', '.gitmodules'
 const VENDOR_DIRS = new Set(['vendor', 'third_party', 'third-party', 'bower_components', '.yarn']);
 const GENERATED_DIRS = new Set(['dist', 'build', 'target', 'out', 'coverage']);
 /**
- * Folders that hold hand-written source: an output-folder name below one of them is a module of
- * that source (packages/cli/src/build/*.rs), not build output. Output folders are recognised at a
- * package root (the repository root, packages/x/, crates/x/…), never inside a source tree.
+ * Files that make their folder a package root: a build tool writes its output folder beside one
+ * of these (or at the repository root).
  */
-const SOURCE_DIRS = new Set(['src', 'lib', 'source', 'sources', 'pkg', 'internal', 'app', 'cmd', 'include', 'test', 'tests']);
+const PACKAGE_MANIFESTS = new Set([
+  'package.json',
+  'cargo.toml',
+  'go.mod',
+  'pyproject.toml',
+  'setup.py',
+  'setup.cfg',
+  'pom.xml',
+  'build.gradle',
+  'build.gradle.kts',
+  'composer.json',
+  'gemfile',
+  'mix.exs',
+  'pubspec.yaml',
+  'deno.json',
+  'cmakelists.txt',
+  'package.swift',
+]);
+/**
+ * Hand-written source, never what a build writes: a folder named `build`/`out`/… holding one of
+ * these is source of its own (Rust build modules, Go commands, build scripts), not output. JS and
+ * CSS are absent on purpose: they are what bundlers emit. `.d.ts` is emitted too (see isSource).
+ */
+const SOURCE_EXTENSIONS = new Set(
+  'rs go py pyi java kt kts scala swift c h cc cpp cxx hpp hh hxx cs fs rb php lua dart ex exs erl hs ml mli clj zig nim jl ts tsx mts cts vue svelte elm gleam sol'.split(' '),
+);
 
-/** Index of the first output-folder segment that is not inside a source folder, or -1. */
-function outputDirIndex(dirs: readonly string[]): number {
-  for (let i = 0; i < dirs.length; i++) {
-    if (SOURCE_DIRS.has(dirs[i]!.toLowerCase())) return -1;
-    if (GENERATED_DIRS.has(dirs[i]!)) return i;
+function isSource(name: string): boolean {
+  const lower = name.toLowerCase();
+  if (/\.d\.[mc]?ts$/.test(lower)) return false;
+  return SOURCE_EXTENSIONS.has(extensionOf(lower)) || PACKAGE_MANIFESTS.has(lower);
+}
+
+/**
+ * The build-output folders of a repository, from its whole file list: a folder named like an
+ * output folder (dist, build, target, out, coverage) that sits at a package root (the repository
+ * root, or a folder holding a package manifest) and holds no source files of its own. So a root
+ * `dist/` of bundles is output, while `packages/cli/src/build/` (below src/, no manifest beside
+ * it) or a root `build/` of Go or Python scripts is kept. Pure.
+ */
+export function outputFolders(paths: Iterable<string>): Set<string> {
+  const all = [...paths];
+  const roots = new Set<string>(['']);
+  for (const p of all) {
+    const at = p.lastIndexOf('/');
+    if (PACKAGE_MANIFESTS.has(p.slice(at + 1).toLowerCase())) roots.add(at < 0 ? '' : p.slice(0, at));
   }
-  return -1;
+  const candidates = new Map<string, boolean>(); // folder → holds source of its own
+  for (const p of all) {
+    const parts = p.split('/');
+    for (let i = 0; i < parts.length - 1; i++) {
+      if (!GENERATED_DIRS.has(parts[i]!) || !roots.has(parts.slice(0, i).join('/'))) continue;
+      const folder = parts.slice(0, i + 1).join('/');
+      candidates.set(folder, (candidates.get(folder) ?? false) || isSource(parts[parts.length - 1]!));
+    }
+  }
+  return new Set([...candidates].filter(([, source]) => !source).map(([folder]) => folder));
+}
+
+function inOutputFolder(path: string, outputs: ReadonlySet<string>): boolean {
+  for (let at = path.indexOf('/'); at >= 0; at = path.indexOf('/', at + 1)) if (outputs.has(path.slice(0, at))) return true;
+  return false;
 }
 
 /** Bytes looked at for `@generated` markers and minified text. */
@@ -133,9 +196,26 @@ export function skipReason(
   const lowerName = name.toLowerCase();
   // Lower-cased: case-insensitive file systems (and git's own path checks) treat .GIT as .git.
   if (dirs.some((d) => VCS_DIRS.has(d.toLowerCase())) || GIT_CONTROL_FILES.has(lowerName)) return 'vcs';
+  if (!opts.requested) {
+    const reason = evidenceByName(path, opts.outputDirs ?? outputFolders([path]));
+    if (reason) return reason;
+  }
+  if (BINARY_EXTENSIONS.has(extensionOf(name))) return 'binary';
+  const max = opts.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES;
+  if (Number.isFinite(bytes) && bytes >= 0 && bytes > max) return 'too_large';
+  if (head && looksBinary(head)) return 'binary';
+  if (!opts.requested && head && looksGenerated(head, lowerName)) return 'generated';
+  return null;
+}
+
+/** What the path alone says about a file: in node_modules, vendored, build output, a lock file, a generated name. */
+function evidenceByName(path: string, outputDirs: ReadonlySet<string>): SkipReason | null {
+  const parts = path.split('/');
+  const lowerName = parts[parts.length - 1]!.toLowerCase();
+  const dirs = parts.slice(0, -1);
   if (dirs.includes('node_modules')) return 'node_modules';
   if (dirs.some((d) => VENDOR_DIRS.has(d))) return 'vendored';
-  if (outputDirIndex(dirs) >= 0) return 'generated';
+  if (inOutputFolder(path, outputDirs)) return 'generated';
   if (LOCKFILES.has(lowerName) || lowerName.endsWith('.lock')) return 'lockfile';
   if (
     /\.min\.(js|mjs|cjs|css)$/.test(lowerName) ||
@@ -146,12 +226,17 @@ export function skipReason(
   ) {
     return 'generated';
   }
-  if (BINARY_EXTENSIONS.has(extensionOf(name))) return 'binary';
-  const max = opts.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES;
-  if (Number.isFinite(bytes) && bytes >= 0 && bytes > max) return 'too_large';
-  if (head && looksBinary(head)) return 'binary';
-  if (head && looksGenerated(head, lowerName)) return 'generated';
   return null;
+}
+
+/**
+ * True when the user asked for this file despite the evidence rules: `paths` names the file
+ * itself, or a folder that lies inside a skipped area (`dist/`, `node_modules/left-pad/`), so
+ * asking for `src/` never brings in `src/vendor/`.
+ */
+export function requestedExplicitly(path: string, paths: readonly string[] | undefined, outputDirs: ReadonlySet<string>): boolean {
+  if (!paths) return false;
+  return paths.some((p) => p === path || (p.endsWith('/') && path.startsWith(p) && evidenceByName(`${p}x`, outputDirs) !== null));
 }
 
 const LANGUAGES: Record<string, string> = {

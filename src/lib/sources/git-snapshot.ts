@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { TkomaError } from '../errors.js';
 import { unsafePathReason } from '../safety/paths.js';
-import { skipReason } from './git-filter.js';
+import { outputFolders, requestedExplicitly, skipReason } from './git-filter.js';
 import { allowsFile, type GitCallOptions } from './git-remote.js';
 import { DEFAULT_NETWORK_TIMEOUT_MS, GitFailure, gitError, runGit, summariseGitStderr } from './git-run.js';
 import { fetchBlobs, isSelected, listTree, presentBlobSizes, unmatchedPaths, type TreeEntry } from './git-tree.js';
@@ -17,6 +17,8 @@ import { repoDisplayName } from './git-url.js';
 export interface Skipped {
   path: string;
   reason: string;
+  /** Size in bytes when the blob was at hand. */
+  bytes?: number;
 }
 
 export interface Snapshot {
@@ -31,33 +33,62 @@ export interface Snapshot {
   missing: string[];
   /** Sizes of the blobs present locally; absent blobs were filtered out by the server. */
   sizes: Map<string, number>;
+  /** The build-output folders of the whole tree (outputFolders), for the content rules too. */
+  outputDirs: ReadonlySet<string>;
+  /** Candidates the user named in `paths` (see requestedExplicitly): evidence rules give way. */
+  requested: ReadonlySet<string>;
+  /** Blob id of every selected path, to give skipped files their size. */
+  oids: Map<string, string>;
   opts: GitCallOptions;
+}
+
+/** Options for skipReason on one candidate of the snapshot. */
+export function ruleContext(snap: Snapshot, path: string): { outputDirs: ReadonlySet<string>; requested: boolean } {
+  return { outputDirs: snap.outputDirs, requested: snap.requested.has(path) };
+}
+
+/** Fills in the size of each skipped file whose blob is present. */
+export function withSizes(snap: Snapshot, skipped: Skipped[]): Skipped[] {
+  return skipped.map((s) => {
+    if (s.bytes !== undefined) return s;
+    const n = snap.sizes.get(snap.oids.get(s.path) ?? '');
+    return n === undefined ? s : { ...s, bytes: n };
+  });
 }
 
 const byPath = (a: TreeEntry, b: TreeEntry) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0);
 
 /** Splits a tree listing by the user's paths and the name-based skip rules. */
-export function classify(entries: TreeEntry[], paths: string[] | undefined): Pick<Snapshot, 'candidates' | 'skipped' | 'missing'> {
+export function classify(entries: TreeEntry[], paths: string[] | undefined): Pick<Snapshot, 'candidates' | 'skipped' | 'missing' | 'outputDirs' | 'requested' | 'oids'> {
   const candidates: TreeEntry[] = [];
   const skipped: Skipped[] = [];
+  // Package roots and output folders are judged on the whole tree, whatever `paths` selects.
+  const outputDirs = outputFolders(entries.filter((e) => e.type === 'blob').map((e) => e.path));
+  const requested = new Set<string>();
+  const oids = new Map<string, string>();
   for (const e of entries) {
     if (!isSelected(e.path, paths)) continue;
+    oids.set(e.path, e.oid);
     if (e.type === 'commit') {
       skipped.push({ path: e.path, reason: 'submodule' });
       continue;
     }
     if (e.type !== 'blob') continue;
     // A crafted tree can hold names no checkout would make (`..`, control characters): never written.
-    const reason = unsafePathReason(e.path) ? 'unsafe_path' : skipReason(e.path, Number.NaN, undefined, { isSymlink: e.mode === '120000' });
+    const asked = requestedExplicitly(e.path, paths, outputDirs);
+    const reason = unsafePathReason(e.path) ? 'unsafe_path' : skipReason(e.path, Number.NaN, undefined, { isSymlink: e.mode === '120000', outputDirs, requested: asked });
     if (reason) skipped.push({ path: e.path, reason });
-    else candidates.push(e);
+    else {
+      candidates.push(e);
+      if (asked) requested.add(e.path);
+    }
   }
   candidates.sort(byPath);
   const missing = unmatchedPaths(
     entries.map((e) => e.path),
     paths,
   );
-  return { candidates, skipped, missing };
+  return { candidates, skipped, missing, outputDirs, requested, oids };
 }
 
 /** Runs fn with a snapshot of `target` (a full ref name, HEAD or a commit id) and cleans up. */

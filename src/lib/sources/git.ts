@@ -21,7 +21,7 @@ import {
   type GithubMetaOptions,
 } from './git-remote.js';
 import { gitError } from './git-run.js';
-import { batches, completeBlobs, countReasons, emptyFetch, withSnapshot, type Skipped, type Snapshot } from './git-snapshot.js';
+import { batches, completeBlobs, countReasons, emptyFetch, ruleContext, withSizes, withSnapshot, type Skipped, type Snapshot } from './git-snapshot.js';
 import { readBlobs, type TreeEntry } from './git-tree.js';
 import { githubRepo, normalizePaths, repoDisplayName } from './git-url.js';
 
@@ -48,6 +48,10 @@ export interface GitProbe {
   description?: string;
   /** Requested paths that match nothing in the tree. */
   missing_paths?: string[];
+  /** The files a fetch would keep (path order; bytes null when sizes are unknown), for dry runs. */
+  kept_files: { path: string; bytes: number | null }[];
+  /** Every file left out, with its reason: the per-folder counts and samples of phase 1. */
+  skipped_files: Skipped[];
 }
 
 export interface ProbeOptions extends GitCallOptions {
@@ -106,7 +110,7 @@ export async function probeGitSource(src: GitSourceSpec, opts: ProbeOptions = {}
     if (exact) {
       const small: TreeEntry[] = [];
       for (const e of candidates) {
-        const reason = skipReason(e.path, sizes.get(e.oid)!, undefined, { maxFileBytes });
+        const reason = skipReason(e.path, sizes.get(e.oid)!, undefined, { maxFileBytes, ...ruleContext(snap, e.path) });
         if (reason) skipped.push({ path: e.path, reason });
         else small.push(e);
       }
@@ -114,7 +118,7 @@ export async function probeGitSource(src: GitSourceSpec, opts: ProbeOptions = {}
       for (const batch of batches(small, (e) => Math.min(sizes.get(e.oid)!, BINARY_SNIFF_BYTES))) {
         const heads = await readHeads(snap, batch);
         for (const e of batch) {
-          const reason = skipReason(e.path, sizes.get(e.oid)!, heads.get(e.oid), { maxFileBytes });
+          const reason = skipReason(e.path, sizes.get(e.oid)!, heads.get(e.oid), { maxFileBytes, ...ruleContext(snap, e.path) });
           if (reason) skipped.push({ path: e.path, reason });
           else kept.push({ path: e.path, bytes: sizes.get(e.oid)! });
         }
@@ -152,6 +156,8 @@ export async function probeGitSource(src: GitSourceSpec, opts: ProbeOptions = {}
       total_bytes: totalBytes,
       languages: topLanguages(kept, exact),
       skipped: countReasons(skipped),
+      kept_files: kept,
+      skipped_files: withSizes(snap, skipped),
     };
     if (plan.skipped.length > 0) probe.capped = countByReason(plan.skipped);
     if (!exact) probe.sizes_unknown = true;
@@ -236,7 +242,7 @@ export async function fetchGitSource(src: GitSourceSpec, destDir: string, opts: 
             continue;
           }
           const data = blobs.get(e.oid);
-          const reason = data ? skipReason(e.path, data.length, data.subarray(0, BINARY_SNIFF_BYTES), { maxFileBytes }) : 'missing_blob';
+          const reason = data ? skipReason(e.path, data.length, data.subarray(0, BINARY_SNIFF_BYTES), { maxFileBytes, ...ruleContext(snap, e.path) }) : 'missing_blob';
           const dest = resolve(root, ...e.path.split('/'));
           if (reason) skipped.push({ path: e.path, reason });
           else if (!isInside(root, dest)) skipped.push({ path: e.path, reason: 'unsafe_path' });
@@ -259,7 +265,7 @@ export async function fetchGitSource(src: GitSourceSpec, destDir: string, opts: 
     for (const e of candidates.slice(next)) skipped.push({ path: e.path, reason: stopped ?? CAP_REASONS.max_files });
     if (files.length === 0) throw emptyFetch(src.url, paths, skipped);
     const kind = refKind(state.resolved);
-    return { commit: snap.commit, ref: state.resolved.ref, ...(kind ? { ref_kind: kind } : {}), files, skipped };
+    return { commit: snap.commit, ref: state.resolved.ref, ...(kind ? { ref_kind: kind } : {}), files, skipped: withSizes(snap, skipped) };
   });
 }
 

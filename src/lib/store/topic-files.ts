@@ -13,11 +13,12 @@ import { isSafeRelPath } from '../safety/paths.js';
 import { parseTopicMd, serializeTopicMd } from './frontmatter.js';
 import { isValidTopicId, type TopicFront } from './model.js';
 import { referencesDir } from './root.js';
+import { SKIPPED_FILE } from './skipped.js';
 
 export const TOPIC_FILE = 'topic.md';
 export const MANIFEST_FILE = '.tkoma-files.jsonl';
 /** Names a fetched file may not take at the top of a topic folder. */
-export const RESERVED_NAMES = new Set([TOPIC_FILE, MANIFEST_FILE]);
+export const RESERVED_NAMES = new Set([TOPIC_FILE, MANIFEST_FILE, SKIPPED_FILE]);
 
 /**
  * True for a path (relative to the topic folder) a fetched file may not take: topic.md and the
@@ -203,7 +204,7 @@ export function resolveTopicPath(dir: string, userPath: string): { rel: string; 
   const rel = posix.normalize(userPath).replace(/^\.\/+/, '');
   if (rel === '.' || rel.split('/').includes('..')) throw bad('must stay inside the topic folder');
   // Case-folded: on case-insensitive file systems `.TKOMA-FILES.JSONL` is the manifest too.
-  if (rel.toLowerCase() === MANIFEST_FILE) throw bad('is tkoma-ref metadata, not a reference file');
+  if (rel.toLowerCase() === MANIFEST_FILE || rel.toLowerCase() === SKIPPED_FILE) throw bad('is tkoma-ref metadata, not a reference file');
   const abs = resolve(dir, rel);
   if (!abs.startsWith(resolve(dir) + sep)) throw bad('must stay inside the topic folder');
   return { rel, abs };

@@ -16,10 +16,12 @@ import { type GitProbe, probeGitSource } from '../sources/git.js';
 import { repoDisplayName } from '../sources/git-url.js';
 import { probeWebSource } from '../sources/web.js';
 import type { TopicFront } from '../store/model.js';
+import { SKIPPED_FILE, writeSkipped } from '../store/skipped.js';
 import { isReservedName, topicDir, topicExists, writeManifest, writeTopic } from '../store/topic-files.js';
 import { type Budget, CAP_REASONS, effectiveLimits, type Limits } from '../safety/limits.js';
 import { untrustedSummary, withUntrustedWarnings } from '../safety/warnings.js';
-import { budgetFor, capsNoteForPage, capsNoteForRepo, capsPreview, fetchSources, sourcePrefixes, type FetchLimits, resolveLimits, type SkippedFile } from './fetch.js';
+import { budgetFor, capsNoteForPage, capsNoteForRepo, capsPreview, fetchSources, sourcePrefixes, type FetchLimits, resolveLimits, type SkippedFile, skippedRecords } from './fetch.js';
+import { type SkipReport, skipReport } from './skip-report.js';
 import { indexTopics } from './indexing.js';
 import type { CreateRequest, SourceRequest } from './request.js';
 import { approvalSummary, countOf, shortSha } from './summary.js';
@@ -62,6 +64,8 @@ export interface ApprovalRequired {
   /** The caps the fetch will apply, and what they would leave out as far as the probes can tell. */
   limits: Limits;
   caps: { would_skip: Record<string, number>; notes: string[] };
+  /** What the fetch would leave out, per reason and per folder (as far as the probe can tell before the blobs). */
+  skipped: SkipReport;
   /** Chunks, time to searchable and to full vectors with the recorded embedder (src/lib/approval-estimate.ts). */
   estimate?: import('../approval-estimate.js').ApprovalEstimate;
 }
@@ -74,7 +78,8 @@ export interface CreateResult {
   chunk_count: number;
   commit: string;
   sources: { type: string; url: string; ref?: string; commit?: string; final_url?: string; file_count: number; ok: boolean; error?: string }[];
-  skipped: { count: number; by_reason: Record<string, number>; sample: SkippedFile[] };
+  /** What the fetch left out; every path with its reason is in the topic's `.tkoma-skipped.jsonl`. */
+  skipped: SkipReport & { file?: string };
   warnings: string[];
   vector_search: { available: boolean; embedder?: string; reason?: string };
   limits: Limits;
@@ -91,14 +96,24 @@ export interface CreateOptions {
   progress: Progress;
 }
 
+/** One probed source: its approval details, and the files it would keep and skip (topic paths). */
+export interface ProbedSource {
+  details: SourceDetails;
+  kept: { path: string; bytes: number | null; source: string }[];
+  skipped: SkippedFile[];
+}
+
 /** Probes one source within the topic's remaining budget, which it reduces by what would be kept. */
-async function probeSource(src: SourceRequest, limits: FetchLimits, budget: Budget, prefix = ''): Promise<SourceDetails> {
+async function probeSource(src: SourceRequest, limits: FetchLimits, budget: Budget, prefix = ''): Promise<ProbedSource> {
   if (src.type === 'web') {
     const p = await probeWebSource(src.url);
     const full = budget.files <= 0 ? CAP_REASONS.max_files : null;
     budget.files -= 1;
     const note = capsNoteForPage(p.bytes, limits);
-    return { ...p, type: 'web', url: src.url, display_name: src.url, file_count: 1, ...(full ? { capped: { [full]: 1 } } : {}), ...(note ? { caps_note: note } : {}) };
+    const details: SourceDetails = { ...p, type: 'web', url: src.url, display_name: src.url, file_count: 1, ...(full ? { capped: { [full]: 1 } } : {}), ...(note ? { caps_note: note } : {}) };
+    // The page's file name comes from its final URL, known at fetch time: the URL stands in.
+    const page = { path: src.url, bytes: p.bytes ?? null, source: src.url };
+    return { details, kept: full ? [] : [page], skipped: full ? [{ path: src.url, reason: full, source: src.url }] : [] };
   }
   const p: GitProbe = await probeGitSource(src, {
     maxFileBytes: limits.maxFileBytes,
@@ -109,7 +124,8 @@ async function probeSource(src: SourceRequest, limits: FetchLimits, budget: Budg
   budget.files -= p.file_count;
   if (!p.sizes_unknown && p.total_bytes !== null) budget.bytes -= p.total_bytes;
   const capped = { ...(p.skipped.too_large ? { too_large: p.skipped.too_large } : {}), ...p.capped };
-  return {
+  const at = (path: string) => (prefix ? `${prefix}/${path}` : path);
+  const details: SourceDetails = {
     type: 'git',
     url: src.url,
     display_name: p.display_name,
@@ -125,9 +141,30 @@ async function probeSource(src: SourceRequest, limits: FetchLimits, budget: Budg
     ...(p.sizes_unknown ? { caps_note: capsNoteForRepo(p.total_bytes, limits) } : {}),
     ...(p.description ? { description: p.description } : {}),
   };
+  return {
+    details,
+    kept: p.kept_files.map((f) => ({ path: at(f.path), bytes: f.bytes, source: src.url })),
+    skipped: p.skipped_files.map((s) => ({ path: at(s.path), reason: s.reason, source: src.url, ...(s.bytes !== undefined ? { bytes: s.bytes } : {}) })),
+  };
 }
 
-function assertNew(root: string, id: string): void {
+/** Phase 1's look at every source (no writes): limits, and what each source would keep and skip. */
+export async function probeSources(root: string, req: CreateRequest, progress: Progress, explicit?: FetchLimits): Promise<{ limits: Limits; probed: ProbedSource[] }> {
+  const { limits, fetch } = await resolveLimits(root, req.limits, explicit);
+  const budget = budgetFor(fetch);
+  const probed = await progress.task('Gather source metadata', async (update) => {
+    const out: ProbedSource[] = [];
+    const prefixes = sourcePrefixes(req.sources);
+    for (const [i, s] of req.sources.entries()) {
+      update(s.url);
+      out.push(await probeSource(s, fetch, budget, prefixes[i]));
+    }
+    return out;
+  });
+  return { limits, probed };
+}
+
+export function assertNew(root: string, id: string): void {
   if (topicExists(root, id)) {
     throw new TkomaError('TOPIC_EXISTS', `topic "${id}" already exists: refresh it, update it, or give another \`topic_id\``, { topic_id: id });
   }
@@ -143,17 +180,8 @@ export async function createTopic(root: string, req: CreateRequest, opts: Create
 }
 
 async function phaseOne(root: string, req: CreateRequest, canonical: string, progress: Progress, explicit?: FetchLimits): Promise<ApprovalRequired> {
-  const { limits, fetch } = await resolveLimits(root, req.limits, explicit);
-  const budget = budgetFor(fetch);
-  const details = await progress.task('Gather source metadata', async (update) => {
-    const out: SourceDetails[] = [];
-    const prefixes = sourcePrefixes(req.sources);
-    for (const [i, s] of req.sources.entries()) {
-      update(s.url);
-      out.push(await probeSource(s, fetch, budget, prefixes[i]));
-    }
-    return out;
-  });
+  const { limits, probed } = await probeSources(root, req, progress, explicit);
+  const details = probed.map((p) => p.details);
   const summary = approvalSummary(details.map((d, i) => ({ ...d, filtered: !!req.sources[i].paths })));
   const { token, expires_at } = await issueToken(root, canonical);
   const estimate = await estimateFor(root, details);
@@ -170,11 +198,12 @@ async function phaseOne(root: string, req: CreateRequest, canonical: string, pro
     hint: 'ask the operator; on approval run the same request again with --approve <token>; if denied, retry with `paths` (README.md, docs/, examples/)',
     limits,
     caps: capsPreview(details),
+    skipped: skipReport(probed.flatMap((p) => p.skipped)),
     ...(estimate ? { estimate } : {}),
   };
 }
 
-async function estimateFor(root: string, details: SourceDetails[]): Promise<import('../approval-estimate.js').ApprovalEstimate | null> {
+export async function estimateFor(root: string, details: Pick<SourceDetails, 'file_count' | 'total_bytes'>[]): Promise<import('../approval-estimate.js').ApprovalEstimate | null> {
   try {
     const { estimateApproval } = await import('../approval-estimate.js');
     const { vectorTarget } = await import('../vectors/status.js');
@@ -229,6 +258,8 @@ async function phaseTwo(root: string, req: CreateRequest, opts: CreateOptions): 
     };
     await writeTopic(staging, front, withUntrustedWarnings(req.body, records));
     await writeManifest(staging, records);
+    const skipped = fetched.flatMap((f) => f.skipped);
+    await writeSkipped(staging, skippedRecords(skipped));
     crashPoint('create:fetched');
     // Under the write lock: the complete folder appears with one rename and is committed; a crash
     // or failure before the commit takes it back out (runMutation).
@@ -250,9 +281,6 @@ async function phaseTwo(root: string, req: CreateRequest, opts: CreateOptions): 
     if (!commit) throw new TkomaError('INTERNAL', 'nothing was committed');
 
     const indexed = await indexTopics(root, [req.topic_id], { embedderFlag: opts.embedderFlag, progress: opts.progress, author: opts.author });
-    const skipped = fetched.flatMap((f) => f.skipped);
-    const byReason: Record<string, number> = {};
-    for (const s of skipped) byReason[s.reason] = (byReason[s.reason] ?? 0) + 1;
     return {
       status: 'created',
       topic_id: req.topic_id,
@@ -270,7 +298,7 @@ async function phaseTwo(root: string, req: CreateRequest, opts: CreateOptions): 
         ok: f.ok,
         ...(f.error ? { error: f.error.message } : {}),
       })),
-      skipped: { count: skipped.length, by_reason: byReason, sample: skipped.slice(0, 20) },
+      skipped: { ...skipReport(skipped), ...(skipped.length > 0 ? { file: SKIPPED_FILE } : {}) },
       warnings: [...fetched.filter((f) => !f.ok).map((f) => `${f.source.url}: ${f.error?.message}`), ...indexed.warnings],
       vector_search: indexed.vector_search,
       limits,

@@ -18,12 +18,16 @@ import { DEFAULT_MAX_BYTES as DEFAULT_WEB_MAX_BYTES, fetchWebPage } from '../sou
 import { readConfig } from '../store/config.js';
 import type { TopicSource } from '../store/model.js';
 import { type FileFlag, type FileRecord, isReservedName, RESERVED_NAMES } from '../store/topic-files.js';
+import type { SkippedRecord } from '../store/skipped.js';
 import type { SourceRequest } from './request.js';
 import { formatBytes, mergeCounts } from './summary.js';
 
 export interface SkippedFile {
   path: string;
   reason: string;
+  /** URL of the source that holds it (every file a fetch skips has one). */
+  source?: string;
+  bytes?: number;
 }
 
 export interface FetchedSource {
@@ -227,12 +231,12 @@ export async function fetchOneSource(
       out.source.commit = res.commit;
       if (!src.ref) out.source.ref = res.ref;
       if (res.ref_kind && !src.ref?.startsWith('refs/') && !isFullCommitSha(out.source.ref ?? '')) out.source.ref_kind = res.ref_kind;
-      out.skipped.push(...res.skipped.map((s) => ({ path: prefix ? `${prefix}/${s.path}` : s.path, reason: s.reason })));
+      out.skipped.push(...res.skipped.map((s) => ({ path: prefix ? `${prefix}/${s.path}` : s.path, reason: s.reason, source: src.url, ...(s.bytes !== undefined ? { bytes: s.bytes } : {}) })));
       for (const f of res.files) {
         const rel = prefix ? `${prefix}/${f.path}` : f.path;
         if (isReserved(rel) || !naming.book.free(rel)) {
           await rm(join(destDir, rel), { force: true });
-          out.skipped.push({ path: rel, reason: isReserved(rel) ? 'reserved_name' : 'duplicate_path' });
+          out.skipped.push({ path: rel, reason: isReserved(rel) ? 'reserved_name' : 'duplicate_path', source: src.url, bytes: f.bytes });
           continue;
         }
         naming.book.claim(rel);
@@ -252,7 +256,7 @@ export async function fetchOneSource(
               ? CAP_REASONS.max_topic_bytes
               : null;
       if (reason) {
-        out.skipped.push({ path: name, reason });
+        out.skipped.push({ path: name, reason, source: src.url, bytes });
         throw capError(`${src.url}: the page (${bytes} bytes as markdown) is over the topic's caps (${reason})`, { reason, bytes });
       }
       await mkdir(destDir, { recursive: true });
@@ -287,4 +291,9 @@ export async function fetchSources(sources: SourceRequest[], destDir: string, pr
     results.push(res);
   }
   return results;
+}
+
+/** The records of `.tkoma-skipped.jsonl` for what the fetches left out. */
+export function skippedRecords(skipped: readonly SkippedFile[]): SkippedRecord[] {
+  return skipped.map((s) => ({ path: s.path, reason: s.reason, source: s.source ?? '', ...(s.bytes !== undefined ? { bytes: s.bytes } : {}) }));
 }

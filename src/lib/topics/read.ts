@@ -5,8 +5,10 @@ import { readInside } from '../safety/paths.js';
 import { untrustedFor, untrustedSummary } from '../safety/warnings.js';
 import { displayTags, displayTitle } from '../safety/text.js';
 import { fileStatusOf, staleness, type TopicFront } from '../store/model.js';
+import { readSkipped } from '../store/skipped.js';
 import { type BrokenTopic, type FileFlag, type LoadedTopic, loadAllTopics, readManifest, readTopic, resolveTopicPath, TOPIC_FILE } from '../store/topic-files.js';
 import { validateTopicIdField } from './request.js';
+import { includeHint } from './skip-report.js';
 
 export interface TopicListEntry {
   topic_id: string;
@@ -187,6 +189,18 @@ export async function getReference(root: string, req: GetRequest): Promise<GetRe
     text = (await readInside(dir, rel)).toString('utf8');
   } catch (err) {
     if (err instanceof TkomaError && err.code === 'INVALID_PATH') throw err;
+    const skipped = (await readSkipped(dir)).find((s) => s.path === rel);
+    if (skipped) {
+      const hint = includeHint(skipped.reason);
+      throw new TkomaError('SKIPPED', `topic "${front.id}" skipped "${rel}" when fetching (${skipped.reason}): ${hint}`, {
+        topic_id: front.id,
+        path: rel,
+        reason: skipped.reason,
+        source: skipped.source,
+        ...(skipped.bytes !== undefined ? { bytes: skipped.bytes } : {}),
+        hint,
+      });
+    }
     throw new TkomaError('FILE_NOT_FOUND', `topic "${front.id}" has no file "${rel}"`, { topic_id: front.id, path: rel });
   }
   const lines = text.split('\n');

@@ -37,16 +37,18 @@ import { holdPoint } from '../hold.js';
 import type { CommitAuthor } from '../root-git.js';
 import { crashPoint, runMutation, stagingPath } from '../mutation.js';
 import type { Progress } from '../progress.js';
-import { remoteCommit } from '../sources/git.js';
-import { isFullCommitSha, repoDisplayName } from '../sources/git-url.js';
+import { repoDisplayName } from '../sources/git-url.js';
 import { parseTopicMd } from '../store/frontmatter.js';
 import { staleness, type TopicFront, type TopicSource, withFileWarnings } from '../store/model.js';
+import { readSkipped, SKIPPED_FILE, type SkippedRecord, writeSkipped } from '../store/skipped.js';
 import { type FileRecord, listTopicIds, MANIFEST_FILE, readManifest, readTopic, TOPIC_FILE, writeManifest, writeTopic } from '../store/topic-files.js';
-import { countByReason, type Limits } from '../safety/limits.js';
+import type { Limits } from '../safety/limits.js';
 import { assertNoLinks, removeInside } from '../safety/paths.js';
 import { untrustedSummary, withUntrustedWarnings } from '../safety/warnings.js';
 import { changedEntries, inodeAt, placeEntry, scanTree, type TreeScan } from './carry.js';
-import { type FetchedSource, fetchOneSource, type FetchLimits, NameBook, type Naming, resolveLimits, sha256, type SkippedFile, sourcePrefixes } from './fetch.js';
+import { type FetchLimits, NameBook, sha256, skippedRecords, sourcePrefixes } from './fetch.js';
+import { type SkipReport, skipReport } from './skip-report.js';
+import { fetchUpstream } from './refresh-fetch.js';
 import { indexTopics } from './indexing.js';
 import { shortSha } from './summary.js';
 
@@ -76,8 +78,11 @@ export interface RefreshResult {
   commit: string | null;
   chunk_count: number;
   warnings: string[];
-  /** Files the re-fetched sources left out, by reason (content rules and the topic's caps). */
-  skipped: { count: number; by_reason: Record<string, number>; sample: SkippedFile[] };
+  /**
+   * What the topic's sources leave out after the refresh (sources not re-fetched keep their
+   * earlier records), by reason and folder; every path is in `.tkoma-skipped.jsonl`.
+   */
+  skipped: SkipReport & { file?: string };
   limits: Limits;
   /** Files with possible prompt injection or hidden text after the refresh. */
   untrusted: { files: number; by_kind: Record<string, number> };
@@ -118,23 +123,6 @@ export async function selectTopicsToRefresh(root: string, sel: { ids?: string[];
   return out;
 }
 
-/** What phase A (no lock) learned about one source. */
-type Fetched =
-  | { kind: 'up_to_date'; remote: string }
-  | { kind: 'failed' | 'ref_gone'; error: string }
-  | { kind: 'fetched'; fetched: FetchedSource; dir: string };
-
-/**
- * The ref refresh asks for: a branch stays a branch and a tag a tag (`refs/heads/<ref>`,
- * `refs/tags/<ref>`), so a deleted branch is not silently replaced by a tag of the same name.
- * Sources recorded before the kind was recorded (or pinned to a commit) ask as given.
- */
-export function followedRef(src: Pick<TopicSource, 'ref' | 'ref_kind'>): string | undefined {
-  const { ref, ref_kind: kind } = src;
-  if (!ref || !kind || ref === 'HEAD' || ref.startsWith('refs/') || isFullCommitSha(ref)) return ref;
-  return `refs/${kind === 'tag' ? 'tags' : 'heads'}/${ref}`;
-}
-
 /** What a refresh changes in a `[[sources]]` entry. */
 type SourceUpdate = Pick<TopicSource, 'commit' | 'final_url' | 'ref_kind'>;
 
@@ -161,72 +149,22 @@ export async function refreshTopic(
   id: string,
   opts: { author: CommitAuthor; progress: Progress; embedderFlag?: string; limits?: FetchLimits },
 ): Promise<RefreshResult> {
-  const { front: seen, dir: seenDir } = await readTopic(root, id);
-  const prefixes = sourcePrefixes(seen.sources);
-  // The caps hold for the whole topic: each source gets what the others (as they stand) leave.
-  const { limits, fetch } = await resolveLimits(root, undefined, opts.limits);
-  const seenManifest = await readManifest(seenDir);
-  const holding = seen.sources.map((src, i) => seenManifest.filter((rec) => rec.source_url === src.url && (!prefixes[i] || rec.path.startsWith(`${prefixes[i]}/`))));
-  const budgetExcept = (i: number) => {
-    const others = holding.filter((_, j) => j !== i).flat();
-    return { files: limits.max_files - others.length, bytes: limits.max_topic_bytes - others.reduce((n, rec) => n + rec.bytes, 0) };
-  };
-  // Names each source may not take: every file in the folder and in the manifest but its own.
-  const seenNames = [...new Set([...scanTree(seenDir).keys(), ...seenManifest.map((rec) => rec.path)])];
-  const claimedNow: string[] = [];
-  const namingFor = (i: number): Naming => {
-    const own = new Set(holding[i].map((rec) => rec.path));
-    const recorded = seen.sources[i].type === 'web' ? holding[i][0]?.path : undefined;
-    return { book: new NameBook([...seenNames.filter((p) => !own.has(p)), ...claimedNow]), ...(recorded ? { recorded } : {}) };
-  };
-  const skipped: SkippedFile[] = [];
   const staging = stagingPath(root, `refresh-${id}`);
   const next = stagingPath(root, `next-${id}`);
   let stray: string | null = null;
   let result: RefreshResult;
   try {
     // Phase A, no lock: ask upstream and fetch into staging.
-    const outcomes: Fetched[] = [];
-    for (let i = 0; i < seen.sources.length; i++) {
-      const src = seen.sources[i];
-      const label = src.type === 'git' ? `Refresh ${repoDisplayName(src.url)}` : `Refresh ${src.url}`;
-      outcomes.push(
-        await opts.progress.task(label, async (update): Promise<Fetched> => {
-          const ref = followedRef(src);
-          if (src.type === 'git') {
-            update('checking upstream');
-            const remote = await remoteCommit({ url: src.url, ref }).catch(() => undefined);
-            if (remote && remote === src.commit) return { kind: 'up_to_date', remote };
-            if (remote === null && ref !== src.ref) {
-              // The branch (tag) is gone; say so, and whether the other kind of that name exists.
-              const other = await remoteCommit({ url: src.url, ref: src.ref }).catch(() => null);
-              const otherRef = `refs/${src.ref_kind === 'tag' ? 'heads' : 'tags'}/${src.ref}`;
-              return {
-                kind: 'ref_gone',
-                error:
-                  `${src.ref_kind} "${src.ref}" no longer exists upstream` +
-                  (other ? `; ${otherRef} does, but refresh does not switch by itself (set ref = "${otherRef}" in topic.md to follow it)` : ''),
-              };
-            }
-          }
-          const dir = join(staging, String(i));
-          const spec = { type: src.type, url: src.url, ...(ref ? { ref } : {}), ...(src.paths ? { paths: src.paths } : {}) };
-          const fetched = await fetchOneSource(spec, prefixes[i], dir, fetch, update, budgetExcept(i), namingFor(i));
-          skipped.push(...fetched.skipped);
-          if (fetched.ok) {
-            holding[i] = fetched.files;
-            claimedNow.push(...fetched.files.map((rec) => rec.path));
-          }
-          return fetched.ok ? { kind: 'fetched', fetched, dir } : { kind: 'failed', error: fetched.error?.message ?? 'failed' };
-        }),
-      );
-    }
+    const { seen, prefixes, outcomes, limits } = await fetchUpstream(root, id, staging, opts);
     crashPoint('refresh:fetched');
 
     // Phase B, under the write lock, from the topic as it is now (an update may have run meanwhile).
     const done = await runMutation(root, { op: 'refresh', topicId: id, author: opts.author }, async (m) => {
       const { front, body, dir } = await readTopic(root, id);
       const manifest = await readManifest(dir);
+      const skippedBefore = await readSkipped(dir);
+      /** What the topic's sources leave out after this refresh: `.tkoma-skipped.jsonl`. */
+      const skippedNow: SkippedRecord[] = [];
       // What the folder holds as the build starts: operators write to it without our lock.
       const before = scanTree(dir);
       const r: RefreshResult = {
@@ -240,7 +178,7 @@ export async function refreshTopic(
         commit: null,
         chunk_count: 0,
         warnings: [],
-        skipped: { count: 0, by_reason: {}, sample: [] },
+        skipped: skipReport([]),
         limits,
         untrusted: { files: 0, by_kind: {} },
       };
@@ -259,6 +197,7 @@ export async function refreshTopic(
         const keepOwned = () => {
           for (const rec of owned) records.set(rec.path, rec);
           r.unchanged += owned.length;
+          skippedNow.push(...skippedBefore.filter((s) => s.source === src.url && (!prefix || s.path.startsWith(`${prefix}/`))));
         };
         const keep = (why: string, status: 'failed' | 'ref_gone' = 'failed') => {
           report.status = status;
@@ -280,13 +219,14 @@ export async function refreshTopic(
           if (f.source.ref_kind && !src.ref_kind) upd.ref_kind = f.source.ref_kind; // recorded from now on
           if (f.source.final_url) upd.final_url = f.source.final_url;
           sourceUpdates.set(i, upd);
+          skippedNow.push(...skippedRecords(f.skipped));
           const d = diffRecords(owned, f.files);
           // A new file never takes a name another source, or a file nobody fetched, holds now.
           const own = new Set(owned.map((rec) => rec.path));
           const book = new NameBook([...[...before.keys(), ...manifest.map((rec) => rec.path)].filter((p) => !own.has(p)), ...addedNow]);
           const added = d.added.filter((rec) => {
             if (book.free(rec.path)) return true;
-            skipped.push({ path: rec.path, reason: 'duplicate_path' });
+            skippedNow.push({ path: rec.path, reason: 'duplicate_path', source: src.url, bytes: rec.bytes });
             r.warnings.push(`${rec.path}: another file of the topic holds this name; the new upstream file was not written`);
             return false;
           });
@@ -364,6 +304,7 @@ export async function refreshTopic(
         const kept = (t.file_status ?? []).filter((x) => records.has(x.path));
         t.file_status = kept.length ? kept : undefined;
         await writeManifest(into, recs);
+        await writeSkipped(into, skippedNow);
         r.untrusted = untrustedSummary(recs);
         await writeTopic(into, t, withUntrustedWarnings(withFileWarnings(topic.body, kept), recs));
       };
@@ -376,7 +317,7 @@ export async function refreshTopic(
       let topicEdited = false;
       const carry = async (from: string, prev: TreeScan, now: TreeScan, into = next): Promise<void> => {
         for (const { path, gone } of changedEntries(prev, now)) {
-          if (path === MANIFEST_FILE) continue; // ours: rewritten below from the records
+          if (path === MANIFEST_FILE || path === SKIPPED_FILE) continue; // ours: rewritten below from the records
           if (path === TOPIC_FILE) {
             topicEdited = true;
             continue;
@@ -425,10 +366,11 @@ export async function refreshTopic(
         if (edited) await writeMeta(edited, dir);
         else {
           await writeManifest(dir, [...records.values()]);
+          await writeSkipped(dir, skippedNow);
           await placeEntry(aside, dir, TOPIC_FILE);
         }
       }
-      r.skipped = { count: skipped.length, by_reason: countByReason(skipped), sample: skipped.slice(0, 20) };
+      r.skipped = { ...skipReport(skippedNow), ...(skippedNow.length > 0 ? { file: SKIPPED_FILE } : {}) };
       const commits = r.sources
         .filter((x) => x.type === 'git')
         .map((x) => `${repoDisplayName(x.url)}@${x.old_commit && x.old_commit !== x.new_commit ? `${shortSha(x.old_commit)}→` : ''}${shortSha(x.new_commit)}`);

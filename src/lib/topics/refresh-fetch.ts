@@ -1,0 +1,97 @@
+/**
+ * Phase A of `refresh`, without the lock: ask each source's upstream (a cheap `git ls-remote`)
+ * and fetch what moved into a staging folder, within the topic's caps and never taking a name
+ * another source (or a file nobody fetched) holds. Shared by refresh and its dry run, which
+ * fetches into a temporary folder and deletes it.
+ */
+import { join } from 'node:path';
+
+import type { Progress } from '../progress.js';
+import type { Limits } from '../safety/limits.js';
+import { remoteCommit } from '../sources/git.js';
+import { isFullCommitSha, repoDisplayName } from '../sources/git-url.js';
+import type { TopicFront, TopicSource } from '../store/model.js';
+import { readManifest, readTopic } from '../store/topic-files.js';
+import { scanTree } from './carry.js';
+import { type FetchedSource, fetchOneSource, type FetchLimits, NameBook, type Naming, resolveLimits, sourcePrefixes } from './fetch.js';
+
+/** What phase A (no lock) learned about one source. */
+export type Fetched =
+  | { kind: 'up_to_date'; remote: string }
+  | { kind: 'failed' | 'ref_gone'; error: string }
+  | { kind: 'fetched'; fetched: FetchedSource; dir: string };
+
+/**
+ * The ref refresh asks for: a branch stays a branch and a tag a tag (`refs/heads/<ref>`,
+ * `refs/tags/<ref>`), so a deleted branch is not silently replaced by a tag of the same name.
+ * Sources recorded before the kind was recorded (or pinned to a commit) ask as given.
+ */
+export function followedRef(src: Pick<TopicSource, 'ref' | 'ref_kind'>): string | undefined {
+  const { ref, ref_kind: kind } = src;
+  if (!ref || !kind || ref === 'HEAD' || ref.startsWith('refs/') || isFullCommitSha(ref)) return ref;
+  return `refs/${kind === 'tag' ? 'tags' : 'heads'}/${ref}`;
+}
+
+export interface Upstream {
+  /** The topic as phase A read it. */
+  seen: TopicFront;
+  prefixes: string[];
+  outcomes: Fetched[];
+  limits: Limits;
+}
+
+export async function fetchUpstream(root: string, id: string, staging: string, opts: { progress: Progress; limits?: FetchLimits }): Promise<Upstream> {
+  const { front: seen, dir: seenDir } = await readTopic(root, id);
+  const prefixes = sourcePrefixes(seen.sources);
+  // The caps hold for the whole topic: each source gets what the others (as they stand) leave.
+  const { limits, fetch } = await resolveLimits(root, undefined, opts.limits);
+  const seenManifest = await readManifest(seenDir);
+  const holding = seen.sources.map((src, i) => seenManifest.filter((rec) => rec.source_url === src.url && (!prefixes[i] || rec.path.startsWith(`${prefixes[i]}/`))));
+  const budgetExcept = (i: number) => {
+    const others = holding.filter((_, j) => j !== i).flat();
+    return { files: limits.max_files - others.length, bytes: limits.max_topic_bytes - others.reduce((n, rec) => n + rec.bytes, 0) };
+  };
+  // Names each source may not take: every file in the folder and in the manifest but its own.
+  const seenNames = [...new Set([...scanTree(seenDir).keys(), ...seenManifest.map((rec) => rec.path)])];
+  const claimedNow: string[] = [];
+  const namingFor = (i: number): Naming => {
+    const own = new Set(holding[i].map((rec) => rec.path));
+    const recorded = seen.sources[i].type === 'web' ? holding[i][0]?.path : undefined;
+    return { book: new NameBook([...seenNames.filter((p) => !own.has(p)), ...claimedNow]), ...(recorded ? { recorded } : {}) };
+  };
+  const outcomes: Fetched[] = [];
+  for (let i = 0; i < seen.sources.length; i++) {
+    const src = seen.sources[i];
+    const label = src.type === 'git' ? `Refresh ${repoDisplayName(src.url)}` : `Refresh ${src.url}`;
+    outcomes.push(
+      await opts.progress.task(label, async (update): Promise<Fetched> => {
+        const ref = followedRef(src);
+        if (src.type === 'git') {
+          update('checking upstream');
+          const remote = await remoteCommit({ url: src.url, ref }).catch(() => undefined);
+          if (remote && remote === src.commit) return { kind: 'up_to_date', remote };
+          if (remote === null && ref !== src.ref) {
+            // The branch (tag) is gone; say so, and whether the other kind of that name exists.
+            const other = await remoteCommit({ url: src.url, ref: src.ref }).catch(() => null);
+            const otherRef = `refs/${src.ref_kind === 'tag' ? 'heads' : 'tags'}/${src.ref}`;
+            return {
+              kind: 'ref_gone',
+              error:
+                `${src.ref_kind} "${src.ref}" no longer exists upstream` +
+                (other ? `; ${otherRef} does, but refresh does not switch by itself (set ref = "${otherRef}" in topic.md to follow it)` : ''),
+            };
+          }
+        }
+        const dir = join(staging, String(i));
+        const spec = { type: src.type, url: src.url, ...(ref ? { ref } : {}), ...(src.paths ? { paths: src.paths } : {}) };
+        const fetched = await fetchOneSource(spec, prefixes[i], dir, fetch, update, budgetExcept(i), namingFor(i));
+        if (fetched.ok) {
+          holding[i] = fetched.files;
+          claimedNow.push(...fetched.files.map((rec) => rec.path));
+        }
+        return fetched.ok ? { kind: 'fetched', fetched, dir } : { kind: 'failed', error: fetched.error?.message ?? 'failed' };
+      }),
+    );
+  }
+  return { seen, prefixes, outcomes, limits };
+}
