@@ -344,11 +344,18 @@ export async function lexicallyCurrent(root: string, topicIds: string[]): Promis
   const { loadNotes } = await import('./notes.js');
   const { lstat } = await import('node:fs/promises');
   const notes = await loadNotes(root);
+  let cap: number | undefined;
   for (const id of topicIds) {
     const head = await loadHeadForReading(root, id);
     if (!head) return false;
     const diff = diffByStat(await listTopicFiles(join(referencesDir(root), id)), head.files);
     if (diff.added.length + diff.suspect.length + diff.removed.length > 0) return false;
+    // A file left out as too large that a raised `limits.max_file_bytes` now admits.
+    for (const entry of Object.values(head.files)) {
+      if (entry.skipped !== 'too-large') continue;
+      cap ??= await indexCap(root);
+      if (entry.size <= cap) return false;
+    }
     const st = await lstat(join(referencesDir(root), id, 'topic.md')).catch(() => null);
     const n = notes.topics[id];
     if (!st || !n || n.size !== st.size || n.mtimeMs !== st.mtimeMs) return false;
