@@ -1,7 +1,8 @@
 /** Issue 12: duplicate READMEs fold into one hit with also_in; tests rank below docs. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { fingerprint, sameText, searchReferences } from '../../src/lib/search/search.js';
+import { fingerprint, sameText } from '../../src/lib/search/duplicates.js';
+import { searchReferences } from '../../src/lib/search/search.js';
 import { makeTmpRoot, writeTopic } from '../index/helpers.js';
 
 const readme = `# Widgetry\n\nWidgetry renders widgets. To boost a field, pass \`boost: { title: 2 }\` in the search options so matches in the title count more than matches in the text.\n\n## Install\n\nnpm install widgetry\n`;
