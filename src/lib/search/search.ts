@@ -9,6 +9,7 @@ import type { Embedder } from '../embedding/types.js';
 import { type ErrorCode, TkomaError } from '../errors.js';
 import { type FileStatus, staleness } from '../store/model.js';
 import { type BrokenTopic, type LoadedTopic, loadAllTopics } from '../store/topics.js';
+import { DEFAULT_CONTEXT_MAX_CHARS, type HitContext, MAX_CONTEXT_LINES, parseContext } from './context.js';
 import type { Explain, FusionOptions } from './fusion.js';
 import { toReferenceHits } from './hits.js';
 import { querySpaces } from './query-spaces.js';
@@ -25,8 +26,13 @@ export interface ReferenceSearchRequest {
   /** Search every non-obsolete topic at once. */
   all?: boolean;
   limit?: number;
-  /** Snippet size in characters. */
+  /** Snippet size in characters (default DEFAULT_MAX_CHARS; DEFAULT_CONTEXT_MAX_CHARS with `context`). */
   maxChars?: number;
+  /**
+   * Widen each hit (context.ts): a number N adds N lines of the file above and below; "section"
+   * takes the enclosing section (docs) or symbol (code). 0 or absent: the hit's own chunks.
+   */
+  context?: HitContext | string;
   explain?: boolean;
   embedderFlag?: string;
   /** Programmatic callers (watch, tests) may pass the embedder; null = lexical only. */
@@ -56,7 +62,11 @@ export interface ReferenceHit {
   score: number;
   title: string;
   symbol?: string;
+  /** The lines the question matches best, cut to max_chars (the whole hit when it fits). */
   snippet: string;
+  /** The file lines the snippet shows (inside start_line..end_line). */
+  snippet_start_line: number;
+  snippet_end_line: number;
   source_url: string | null;
   commit?: string;
   fetched_at: string;
@@ -130,7 +140,11 @@ function checkNumber(value: number | undefined, field: string, min: number, max:
 export async function searchReferences(root: string, req: ReferenceSearchRequest): Promise<ReferenceSearchResult> {
   const question = validateQuery(req.question, 'question');
   const limit = checkNumber(req.limit, 'limit', 1, 200, DEFAULT_LIMIT);
-  const maxChars = checkNumber(req.maxChars, 'max_chars', 40, 20_000, DEFAULT_MAX_CHARS);
+  const context = parseContext(req.context);
+  if (context === null) {
+    throw new TkomaError('INVALID_INPUT', `\`context\` must be a whole number of lines from 0 to ${MAX_CONTEXT_LINES} or "section"`, { field: 'context', value: req.context });
+  }
+  const maxChars = checkNumber(req.maxChars, 'max_chars', 40, 20_000, context === undefined ? DEFAULT_MAX_CHARS : DEFAULT_CONTEXT_MAX_CHARS);
   const mode = req.mode ?? 'hybrid';
   if (!SEARCH_MODES.includes(mode)) {
     throw new TkomaError('INVALID_ENUM', `\`mode\` must be one of ${SEARCH_MODES.join(', ')} (got ${JSON.stringify(mode)})`, { field: 'mode', allowed: SEARCH_MODES });
@@ -185,7 +199,7 @@ export async function searchReferences(root: string, req: ReferenceSearchRequest
   }
   const { searchLexical } = await import('../index/topic-index.js');
   const ranked = await rankChunks(question, indexes, chunkQuery?.embedder ?? null, chunkQuery?.qvec ?? null, searchLexical, limit, mode, req.roleBoosts);
-  const results = await toReferenceHits(ranked.hits, ranked.refs, question, { limit, maxChars, explain: req.explain ?? false, now });
+  const results = await toReferenceHits(ranked.hits, ranked.refs, question, { limit, maxChars, explain: req.explain ?? false, now, ...(context !== undefined ? { context } : {}) });
 
   const answering = chunkQuery ?? used;
   vector_search.available = answering !== null;
