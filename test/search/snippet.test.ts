@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 
 import { processTerm, tokenize } from '../../src/lib/index/tokenize.js';
-import { bodySnippet, lineMatches, makeSnippet, queryTerms } from '../../src/lib/search/snippet.js';
+import { bodySnippet, cutLine, lineMatches, makeSnippet, queryTerms } from '../../src/lib/search/snippet.js';
 
 describe('makeSnippet', () => {
   it('returns a chunk that fits unchanged', () => {
@@ -64,6 +64,27 @@ describe('makeSnippet: the right lines', () => {
     const s = makeSnippet(lines.join('\n'), queryTerms('restart the closure'), 400);
     expect(s.fromLine).toBeGreaterThan(60);
     expect(s.text).toContain('restart()');
+  });
+});
+
+describe('long lines', () => {
+  it('cuts a paragraph on one line around its first match, on a word boundary, with ellipses', () => {
+    const words = Array.from({ length: 300 }, (_, i) => `word${i}`);
+    words[200] = 'eviction';
+    const line = words.join(' ');
+    const s = makeSnippet(`# Title\n\n${line}`, queryTerms('eviction'), 200);
+    expect(s.text.length).toBeLessThanOrEqual(200);
+    expect(s.text).toContain('eviction');
+    expect(s.text.startsWith('…word')).toBe(true);
+    expect(s.text.endsWith('…')).toBe(true);
+    expect(s.fromLine).toBe(2);
+  });
+
+  it('cutLine keeps short lines and never exceeds max', () => {
+    expect(cutLine('short', 0, 50)).toBe('short');
+    const line = 'a '.repeat(200);
+    for (const at of [0, 10, 150, 399]) expect(cutLine(line, at, 60).length).toBeLessThanOrEqual(60);
+    expect(cutLine(line, 0, 60).startsWith('a a')).toBe(true);
   });
 });
 

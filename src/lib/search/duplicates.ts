@@ -4,6 +4,7 @@
  */
 
 export interface Fingerprint {
+  /** The whitespace- and case-normalised text, as two 32-bit hashes (equal texts, equal keys). */
   norm: string;
   /**
    * Word 5-shingles, each hashed to a 30-bit number (small integers are the cheapest keys; a
@@ -12,24 +13,51 @@ export interface Fingerprint {
   shingles: Set<number>;
 }
 
-/** 30-bit FNV-1a of a word. */
-function wordHash(word: string): number {
-  let h = 2166136261;
-  for (let i = 0; i < word.length; i++) h = Math.imul(h ^ word.charCodeAt(i), 16777619);
-  return h & 0x3fffffff;
+const FNV_OFFSET = 2166136261;
+const FNV_PRIME = 16777619;
+
+/** What `\s` matches in a regular expression. */
+function isSpace(c: number): boolean {
+  if (c < 128) return c === 32 || (c >= 9 && c <= 13);
+  return c === 0xa0 || c === 0x1680 || (c >= 0x2000 && c <= 0x200a) || c === 0x2028 || c === 0x2029 || c === 0x202f || c === 0x205f || c === 0x3000 || c === 0xfeff;
 }
 
-/** Word 5-shingles of the whitespace- and case-normalised text. Pure. */
+/**
+ * Word 5-shingles of the whitespace- and case-normalised text. Pure. One pass over the
+ * characters, hashing as it goes: no lowercased copy, word list or shingle strings (this ran for
+ * every hit of every answer).
+ */
 export function fingerprint(text: string): Fingerprint {
-  const words = text.toLowerCase().split(/\s+/).filter(Boolean);
-  const norm = words.join(' ');
-  const shingles = new Set<number>();
-  const h = words.map(wordHash);
-  for (let i = 0; i + 5 <= h.length; i++) {
-    shingles.add((Math.imul(Math.imul(Math.imul(Math.imul(h[i]!, 31) + h[i + 1]!, 31) + h[i + 2]!, 31) + h[i + 3]!, 31) + h[i + 4]!) & 0x3fffffff);
+  const words: number[] = [];
+  let w = FNV_OFFSET;
+  let inWord = false;
+  let n1 = FNV_OFFSET; // the normalised text's hashes: words with one separator between them
+  let n2 = 0x9747b28c;
+  const end = (): void => {
+    words.push(w & 0x3fffffff);
+    n1 = Math.imul(n1 ^ w, FNV_PRIME);
+    n2 = Math.imul(n2 ^ w, 0x5bd1e995) ^ (n2 >>> 15);
+    w = FNV_OFFSET;
+    inWord = false;
+  };
+  for (let i = 0; i < text.length; i++) {
+    let c = text.charCodeAt(i);
+    if (isSpace(c)) {
+      if (inWord) end();
+      continue;
+    }
+    if (c >= 65 && c <= 90) c += 32;
+    else if (c > 127) c = text[i]!.toLowerCase().charCodeAt(0);
+    w = Math.imul(w ^ c, FNV_PRIME);
+    inWord = true;
   }
-  if (words.length < 5 && norm) shingles.add(wordHash(norm));
-  return { norm, shingles };
+  if (inWord) end();
+  const shingles = new Set<number>();
+  for (let i = 0; i + 5 <= words.length; i++) {
+    shingles.add((Math.imul(Math.imul(Math.imul(Math.imul(words[i]!, 31) + words[i + 1]!, 31) + words[i + 2]!, 31) + words[i + 3]!, 31) + words[i + 4]!) & 0x3fffffff);
+  }
+  if (words.length > 0 && words.length < 5) shingles.add(n1 & 0x3fffffff);
+  return { norm: words.length === 0 ? '' : `${n1 >>> 0}:${n2 >>> 0}:${words.length}`, shingles };
 }
 
 /** Duplicate threshold: Jaccard overlap of word 5-shingles (issue 12: ≥ 0.9). */

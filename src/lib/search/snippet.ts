@@ -62,7 +62,13 @@ function isRunChar(line: string, i: number): boolean {
  * identifier whose first letters span a separator (`a_b_c` for `abc`) is the one thing missed.
  */
 export function lineMatches(lines: readonly string[], terms: ReadonlySet<string>): number[][] {
-  if (terms.size === 0) return lines.map(() => []);
+  return scanLines(lines, terms).matches;
+}
+
+/** lineMatches, plus where in each line its first matching word starts (-1: none). */
+function scanLines(lines: readonly string[], terms: ReadonlySet<string>): { matches: number[][]; firstAt: number[] } {
+  const firstAt = lines.map(() => -1);
+  if (terms.size === 0) return { matches: lines.map(() => []), firstAt };
   const termOf = termIndexer(terms);
   const probes = [...new Set([...terms].map(probeOf))];
   const count = (text: string, out: number[]): void => {
@@ -71,11 +77,12 @@ export function lineMatches(lines: readonly string[], terms: ReadonlySet<string>
       if (i >= 0) out.push(i);
     }
   };
-  return lines.map((line) => {
+  const matches = lines.map((line, n) => {
     const out: number[] = [];
     const lower = line.toLowerCase();
     if (lower.length !== line.length) {
       count(line, out); // lowercasing changed offsets (rare scripts): no shortcut
+      if (out.length > 0) firstAt[n] = 0;
       return out;
     }
     const at: number[] = [];
@@ -89,11 +96,14 @@ export function lineMatches(lines: readonly string[], terms: ReadonlySet<string>
       while (a > 0 && isRunChar(line, a - 1)) a--;
       let b = i;
       while (b < line.length && isRunChar(line, b)) b++;
+      const before = out.length;
       count(line.slice(a, b), out);
+      if (out.length > before && firstAt[n]! < 0) firstAt[n] = a;
       done = b;
     }
     return out;
   });
+  return { matches, firstAt };
 }
 
 export interface Snippet {
@@ -118,7 +128,7 @@ export function makeSnippet(text: string, terms: ReadonlySet<string>, maxChars: 
   const lines = text.split('\n');
   if (text.length <= maxChars) return { text, fromLine: 0, toLine: lines.length - 1, truncated: false };
   const max = Math.max(1, maxChars);
-  const matches = lineMatches(lines, terms);
+  const { matches, firstAt } = scanLines(lines, terms);
   const counts = new Array<number>(terms.size).fill(0);
   let distinct = 0;
   let hits = 0;
@@ -143,10 +153,12 @@ export function makeSnippet(text: string, terms: ReadonlySet<string>, maxChars: 
     const score = distinct * 1e6 + hits;
     if (len <= max && score > best.score) best = { from, to, score };
   }
-  if (best.to < 0) {
-    // Even one line is too long: cut the first line with a match (or the first).
-    const i = Math.max(0, matches.findIndex((m) => m.length > 0));
-    return { text: `${lines[i]!.slice(0, max - 1)}…`, fromLine: i, toLine: i, truncated: true };
+  // A line too long to fit that holds more of the question than any window (a prose paragraph
+  // on one line) is cut around its first match instead.
+  const long = bestLongLine(lines, matches, max);
+  if (best.to < 0 || (long && long.distinct * 1e6 + long.hits > best.score)) {
+    const i = long?.line ?? 0;
+    return { text: cutLine(lines[i]!, Math.max(0, firstAt[i]!), max), fromLine: i, toLine: i, truncated: true };
   }
   const window = best.score > 0 ? recentre(lines, matches, best.from, best.to, max) : best;
   let out = lines.slice(window.from, window.to + 1).join('\n');
@@ -154,6 +166,31 @@ export function makeSnippet(text: string, terms: ReadonlySet<string>, maxChars: 
   if (window.to < lines.length - 1 && out.length + 2 <= max) out = `${out}\n…`;
   if (out.length > max) out = `${out.slice(0, max - 1)}…`;
   return { text: out, fromLine: window.from, toLine: window.to, truncated };
+}
+
+/** The line longer than max with the most distinct terms, then matches (earliest on ties). */
+function bestLongLine(lines: readonly string[], matches: readonly number[][], max: number): { line: number; distinct: number; hits: number } | null {
+  let best: { line: number; distinct: number; hits: number } | null = null;
+  lines.forEach((l, i) => {
+    if (l.length <= max || matches[i]!.length === 0) return;
+    const distinct = new Set(matches[i]).size;
+    if (!best || distinct > best.distinct || (distinct === best.distinct && matches[i]!.length > best.hits)) best = { line: i, distinct, hits: matches[i]!.length };
+  });
+  return best;
+}
+
+/** Pure. At most max chars of a long line, starting a little before `at` (on a word boundary), ellipses at the cuts. */
+export function cutLine(line: string, at: number, max: number): string {
+  if (line.length <= max) return line;
+  let start = Math.max(0, at - Math.floor(max / 4));
+  if (start > 0) {
+    const space = line.indexOf(' ', start);
+    start = space >= 0 && space < at ? space + 1 : start;
+  }
+  const head = start > 0 ? '…' : '';
+  const room = max - head.length;
+  const body = line.slice(start, start + room);
+  return start + room >= line.length ? `${head}${body}` : `${head}${body.slice(0, room - 1)}…`;
 }
 
 /** The window's matching lines, LEAD_LINES above them, then down, then up, within max chars. */
