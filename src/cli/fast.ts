@@ -69,7 +69,7 @@ export async function runFast(argv: readonly string[]): Promise<boolean> {
   const json = parsed.flags.json === true;
   try {
     const result = await runSearch(parsed.flags as unknown as import('./searching.js').SearchFlags, parsed.args[0]);
-    emitResult(result, json, (r) => renderSearch(r as typeof result, parsed.flags.explain === true));
+    emitResult(result, json, (r) => renderSearch(r as typeof result, parsed.flags.explain === true, parsed.flags.context !== undefined));
   } catch (err) {
     emitFailure(err, json);
   }

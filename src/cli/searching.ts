@@ -20,6 +20,10 @@ export const SEARCH_SPEC = {
     limit: { type: 'integer', description: 'Most hits to return.', default: 10, min: 1, max: 200 },
     'max-chars': { type: 'integer', description: 'Snippet size in characters.', min: 50, max: 20000 },
     explain: { type: 'boolean', description: 'Show how each score was made.', default: false },
+    context: {
+      type: 'string',
+      description: 'Widen each hit: N more lines above and below (0-400), or "section" for its enclosing section (docs) or symbol (code); snippets then default to 8000 characters.',
+    },
     mode: {
       type: 'string',
       description: 'Ranked lists to use: both fused (hybrid), BM25 only, or vectors only.',
@@ -44,6 +48,7 @@ export interface SearchFlags {
   limit: number;
   'max-chars'?: number;
   explain: boolean;
+  context?: string;
   mode?: string;
   embedder?: string;
   server: boolean;
@@ -69,6 +74,7 @@ export async function runSearch(f: SearchFlags, question: string | undefined): P
     limit: typeof raw.limit === 'number' ? raw.limit : f.limit,
     maxChars: f['max-chars'],
     explain: f.explain,
+    context: (f.context ?? raw.context) as string | number | undefined,
     embedderFlag: f.embedder,
     mode: (f.mode ?? raw.mode) as SearchMode | undefined,
   };
@@ -88,7 +94,8 @@ export function vectorsOffByChoice(reason: string | undefined): boolean {
   return /embedder "none"|lexical (mode|search) requested/.test(reason ?? '');
 }
 
-export function renderSearch(r: ReferenceSearchResult, explain: boolean): string {
+/** `wide`: hits widened by --context show their whole snippet, not its first 8 lines. */
+export function renderSearch(r: ReferenceSearchResult, explain: boolean, wide = false): string {
   const out: string[] = [];
   if (r.topic?.status === 'obsolete') {
     // Obsolete topics are never searched: say so rather than "[stale] … No results."
@@ -103,7 +110,10 @@ export function renderSearch(r: ReferenceSearchResult, explain: boolean): string
     out.push(
       `${i + 1}. ${paint('cyan', `${h.topic_id}/${h.path}:${h.start_line}-${h.end_line}`, process.stdout)} ${h.role} ${h.score.toFixed(4)}${h.file_status !== 'active' ? ` [${h.file_status}]` : ''}`,
       `   ${h.symbol ?? h.title}`,
-      ...h.snippet.split('\n').slice(0, 8).map((l) => `   │ ${l}`),
+      ...h.snippet
+        .split('\n')
+        .slice(0, wide ? undefined : 8)
+        .map((l) => `   │ ${l}`),
     );
     if (explain && h.explain) out.push(`   explain: ${JSON.stringify(h.explain)}`);
     out.push('');

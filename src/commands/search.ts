@@ -18,6 +18,6 @@ export default class Search extends BaseCommand<typeof Search> {
   }
 
   protected renderHuman(r: ReferenceSearchResult): string {
-    return renderSearch(r, Boolean(this.flags.explain));
+    return renderSearch(r, Boolean(this.flags.explain), this.flags.context !== undefined);
   }
 }

@@ -1,7 +1,8 @@
 /** Issue 12: duplicate READMEs fold into one hit with also_in; tests rank below docs. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { fingerprint, sameText, searchReferences } from '../../src/lib/search/search.js';
+import { DuplicateIndex, fingerprint, sameText } from '../../src/lib/search/duplicates.js';
+import { searchReferences } from '../../src/lib/search/search.js';
 import { makeTmpRoot, writeTopic } from '../helpers/index-topics.js';
 
 const readme = `# Widgetry\n\nWidgetry renders widgets. To boost a field, pass \`boost: { title: 2 }\` in the search options so matches in the title count more than matches in the text.\n\n## Install\n\nnpm install widgetry\n`;
@@ -41,5 +42,22 @@ describe('duplicate folding', () => {
     expect(sameText(fingerprint(base), fingerprint(`${base} extra`))).toBe(true);
     expect(sameText(fingerprint(base), fingerprint(base.replace(/word1(\d)/g, 'other$1')))).toBe(false);
     expect(sameText(fingerprint('a  b\nc'), fingerprint('A b c'))).toBe(true);
+  });
+
+  it('the shingle index finds the same twin as comparing with every kept text, earliest first', () => {
+    const words = (seed: number, n: number) => Array.from({ length: n }, (_, i) => `w${(i * 7 + seed) % 97}x${i % 13}`).join(' ');
+    const texts = [words(1, 150), `${words(1, 150)} tail`, words(2, 150), words(1, 120), 'short one', 'Short  ONE', words(3, 60), `${words(3, 60)} and a few more words that make it differ by more than a tenth of its length`, words(2, 150).replace(/x1 /g, 'y1 '), ''];
+    const index = new DuplicateIndex<number>();
+    const kept: { i: number; fp: ReturnType<typeof fingerprint> }[] = [];
+    for (const [i, t] of texts.entries()) {
+      const fp = fingerprint(t);
+      const linear = kept.find((k) => sameText(k.fp, fp))?.i;
+      expect(index.twinOf(fp), `text ${i}`).toBe(linear);
+      if (linear === undefined) {
+        index.add(i, fp);
+        kept.push({ i, fp });
+      }
+    }
+    expect(kept.map((k) => k.i)).toEqual([0, 2, 3, 4, 6, 7, 8, 9]);
   });
 });

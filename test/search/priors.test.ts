@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 
 import { boostsFor, fuse, ROLE_BOOSTS, TRANSLATION_FACTOR, type FusionCandidate } from '../../src/lib/search/fusion.js';
-import { isTranslatedCopy } from '../../src/lib/search/search.js';
+import { isTranslatedCopy } from '../../src/lib/search/translations.js';
 
 const cand = (key: string, path: string, role: FusionCandidate['role'], extra: Partial<FusionCandidate> = {}): FusionCandidate => ({
   key, topicId: 't', path, startLine: 1, endLine: 10, role, trust: 10, fileStatus: 'active', ...extra,

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 
-import { bodySnippet, makeSnippet, queryTerms } from '../../src/lib/search/snippet.js';
+import { processTerm, tokenize } from '../../src/lib/index/tokenize.js';
+import { bodySnippet, cutLine, lineMatches, makeSnippet, queryTerms } from '../../src/lib/search/snippet.js';
 
 describe('makeSnippet', () => {
   it('returns a chunk that fits unchanged', () => {
@@ -34,6 +35,84 @@ describe('makeSnippet', () => {
     const s = makeSnippet('x'.repeat(500), new Set(), 50);
     expect(s.text.length).toBe(50);
     expect(s.text.endsWith('…')).toBe(true);
+  });
+});
+
+describe('makeSnippet: the right lines', () => {
+  const filler = (n: number) => Array.from({ length: n }, (_, i) => `line ${i} has nothing of interest`);
+
+  it('prefers the window holding more distinct terms over one repeating a single term', () => {
+    const lines = filler(60);
+    lines[5] = 'cache cache cache cache';
+    lines[40] = 'cache eviction policy';
+    const s = makeSnippet(lines.join('\n'), queryTerms('cache eviction policy'), 200);
+    expect(s.text).toContain('cache eviction policy');
+  });
+
+  it('keeps a little lead above the first match and fills below it, not above', () => {
+    const lines = filler(80);
+    lines[50] = 'fn restart_resource() {';
+    const s = makeSnippet(lines.join('\n'), queryTerms('restart resource'), 300);
+    expect(s.fromLine).toBe(48);
+    expect(s.toLine).toBeGreaterThan(51);
+    expect(s.text.split('\n')[2]).toBe('fn restart_resource() {');
+  });
+
+  it('shows the matching lines of a long text, not its first lines', () => {
+    const lines = filler(100);
+    lines[70] = 'The closure reruns when a signal changes; call restart() by hand.';
+    const s = makeSnippet(lines.join('\n'), queryTerms('restart the closure'), 400);
+    expect(s.fromLine).toBeGreaterThan(60);
+    expect(s.text).toContain('restart()');
+  });
+});
+
+describe('long lines', () => {
+  it('cuts a paragraph on one line around its first match, on a word boundary, with ellipses', () => {
+    const words = Array.from({ length: 300 }, (_, i) => `word${i}`);
+    words[200] = 'eviction';
+    const line = words.join(' ');
+    const s = makeSnippet(`# Title\n\n${line}`, queryTerms('eviction'), 200);
+    expect(s.text.length).toBeLessThanOrEqual(200);
+    expect(s.text).toContain('eviction');
+    expect(s.text.startsWith('…word')).toBe(true);
+    expect(s.text.endsWith('…')).toBe(true);
+    expect(s.fromLine).toBe(2);
+  });
+
+  it('cutLine keeps short lines and never exceeds max', () => {
+    expect(cutLine('short', 0, 50)).toBe('short');
+    const line = 'a '.repeat(200);
+    for (const at of [0, 10, 150, 399]) expect(cutLine(line, at, 60).length).toBeLessThanOrEqual(60);
+    expect(cutLine(line, 0, 60).startsWith('a a')).toBe(true);
+  });
+});
+
+describe('lineMatches', () => {
+  /** What tokenising each whole line finds: the shortcut must find the same. */
+  const naive = (lines: string[], terms: Set<string>) => {
+    const order = [...terms];
+    return lines.map((l) => tokenize(l).flatMap((t) => {
+      const p = processTerm(t);
+      return p && terms.has(p) ? [order.indexOf(p)] : [];
+    }));
+  };
+
+  it('finds what tokenising every line finds: stems, camelCase, snake_case, paths, digits', () => {
+    const lines = [
+      'Running the runner runs fast',
+      'call parseConfig(path) then parse_config again',
+      'see src/lib/config.ts and ParseHTTPResponse',
+      'sha256 of the ponies, skies and relational happiness',
+      'nothing here',
+      'Ünïcödé words: café, naïve; Straße',
+      'RELATIONALLY generalization conditional',
+      '',
+    ];
+    for (const q of ['run', 'parseConfig', 'config http response', 'sha256 pony sky relate happy', 'cafe naive strasse', 'relational generalize condition', 'parse_config']) {
+      const terms = queryTerms(q);
+      expect(lineMatches(lines, terms), q).toEqual(naive(lines, terms));
+    }
   });
 });
 

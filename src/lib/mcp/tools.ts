@@ -283,6 +283,7 @@ async function search(ctx: ServerContext, args: Args): Promise<ToolResult> {
       all: args.all === true,
       limit: args.limit as number | undefined,
       maxChars: args.max_chars as number | undefined,
+      context: args.context as Req['context'],
       mode: args.mode as Req['mode'],
       embedderFlag: ctx.embedderFlag,
       syncFiles: !w.watching(),

@@ -82,6 +82,7 @@ async function search(ctx: HandlerContext, args: Record<string, unknown>): Promi
     all: args.all as boolean | undefined,
     limit: args.limit as number | undefined,
     maxChars: args.maxChars as number | undefined,
+    context: args.context as Req['context'],
     explain: args.explain as boolean | undefined,
     mode: args.mode as Req['mode'],
     // Checked equal to the client's choice: resolving our own reuses the loaded model.

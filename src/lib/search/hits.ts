@@ -1,0 +1,220 @@
+/**
+ * Fused hits shaped into answers. Work is done for the hits returned, not for every candidate:
+ * texts are read in batches of about the hits still wanted (more only when duplicates were
+ * folded), then the kept hits get their lines (the merged chunks' union, or widened by
+ * `context`), a snippet of the lines matching the question, provenance and warnings.
+ */
+import { readFile, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+
+import { untrustedFor } from '../safety/warnings.js';
+import { fileStatusOf, staleness } from '../store/model.js';
+import { type FileRecord, MANIFEST_FILE, readManifest } from '../store/topic-files.js';
+import { type ChunkSpan, type HitContext, type LineRange, sectionRange, widenByLines } from './context.js';
+import { DuplicateIndex, fingerprint } from './duplicates.js';
+import type { FusedHit } from './fusion.js';
+import type { ChunkRef, Opened } from './rank.js';
+import type { ReferenceHit } from './search.js';
+import { makeSnippet, queryTerms } from './snippet.js';
+
+// Repeat queries (serve) re-read a topic's manifest (one JSON line per file) only when it moved.
+const manifests = new Map<string, { ino: number; size: number; mtimeMs: number; map: Map<string, FileRecord> }>();
+
+async function manifestOf(dir: string): Promise<Map<string, FileRecord>> {
+  const file = join(dir, MANIFEST_FILE);
+  const st = await stat(file).catch(() => null);
+  const known = manifests.get(file);
+  if (st && known && known.ino === st.ino && known.size === st.size && known.mtimeMs === st.mtimeMs) return known.map;
+  manifests.delete(file);
+  const map = new Map((await readManifest(dir)).map((r) => [r.path, r]));
+  if (st) manifests.set(file, { ino: st.ino, size: st.size, mtimeMs: st.mtimeMs, map });
+  return map;
+}
+
+interface Kept {
+  h: FusedHit;
+  ref: ChunkRef;
+  also_in?: string[];
+  range: LineRange;
+}
+
+/** Candidates past the hits still wanted that are read in the same batch (a duplicate or two). */
+const BATCH_MARGIN = 5;
+
+export async function toReferenceHits(
+  fused: FusedHit[],
+  refs: Map<string, ChunkRef>,
+  question: string,
+  opts: { limit: number; maxChars: number; explain: boolean; now: Date; context?: HitContext },
+): Promise<ReferenceHit[]> {
+  // Enough candidates that folding duplicates still leaves `limit` distinct hits.
+  const cap = Math.min(fused.length, opts.limit * 3);
+  const kept: Kept[] = [];
+  const dups = new Map<string, DuplicateIndex<Kept>>();
+  const texts: Texts = new Map();
+  for (let next = 0; kept.length < opts.limit && next < cap; ) {
+    const batch = fused.slice(next, Math.min(cap, next + opts.limit - kept.length + BATCH_MARGIN));
+    next += batch.length;
+    await readTexts(batch.map((h) => refs.get(h.key)!), texts);
+    for (const h of batch) {
+      if (kept.length >= opts.limit) break;
+      const ref = refs.get(h.key)!;
+      const fp = fingerprint(texts.get(ref.chunk) ?? '');
+      const topicId = ref.opened.topic.front.id;
+      let index = dups.get(topicId);
+      if (!index) dups.set(topicId, (index = new DuplicateIndex()));
+      const twin = index.twinOf(fp);
+      if (twin) {
+        if (twin.h.path !== h.path) {
+          twin.also_in ??= [];
+          if (!twin.also_in.includes(h.path)) twin.also_in.push(h.path);
+        }
+        continue;
+      }
+      const k: Kept = { h, ref, range: { start: h.startLine, end: h.endLine } };
+      kept.push(k);
+      index.add(k, fp);
+    }
+  }
+  if (opts.context !== undefined) await widen(kept, refs, opts.context);
+  const shown = opts.context !== undefined ? foldOverlaps(kept) : kept;
+  const terms = queryTerms(question);
+  const lines = await linesOf(shown, refs, texts);
+  const out: ReferenceHit[] = [];
+  for (const k of shown) {
+    const { h, ref } = k;
+    const { front, dir } = ref.opened.topic;
+    ref.opened.manifest ??= await manifestOf(dir);
+    const rec = ref.opened.manifest.get(h.path);
+    const status = fileStatusOf(front, h.path);
+    const reason = front.file_status?.find((f) => f.path === h.path)?.reason;
+    const text = lines.get(k)!;
+    const snip = makeSnippet(text.lines.join('\n'), terms, opts.maxChars);
+    const hit: ReferenceHit = {
+      id: `${front.id}/${h.path}`,
+      topic_id: front.id,
+      path: h.path,
+      start_line: text.start,
+      end_line: text.start + text.lines.length - 1,
+      role: ref.chunk.role,
+      score: Math.round(h.score * 10_000) / 10_000,
+      title: ref.chunk.title,
+      ...(ref.chunk.symbol ? { symbol: ref.chunk.symbol } : {}),
+      snippet: snip.text,
+      snippet_start_line: text.start + snip.fromLine,
+      snippet_end_line: text.start + snip.toLine,
+      source_url: rec?.source_url ?? null,
+      ...(rec?.commit ? { commit: rec.commit } : {}),
+      fetched_at: rec?.fetched_at ?? front.fetched_at,
+      is_stale: staleness(front, opts.now).is_stale,
+      file_status: status,
+      ...(status !== 'active' && reason ? { file_status_reason: reason } : {}),
+      ...untrustedFor(rec, text.start, text.start + text.lines.length - 1),
+      ...(k.also_in ? { also_in: k.also_in } : {}),
+    };
+    if (opts.explain) hit.explain = h.explain;
+    out.push(hit);
+  }
+  return out;
+}
+
+/** The chunks a hit is made of: its best chunk and those merged into it, in line order. */
+function membersOf(h: FusedHit, refs: Map<string, ChunkRef>): ChunkRef[] {
+  const keys = [h.key, ...(h.explain.merged ?? []).map((m) => m.key)];
+  return keys.map((key) => refs.get(key)!).sort((a, b) => a.chunk.startLine - b.chunk.startLine);
+}
+
+/**
+ * A hit's lines: the file's own lines for a widened hit (read from the topic folder), else its
+ * chunks' texts joined. A chunk text that is not exactly its line range (or a missing file) falls
+ * back to the best chunk's text and lines.
+ */
+async function linesOf(kept: readonly Kept[], refs: Map<string, ChunkRef>, texts: Texts): Promise<Map<Kept, { start: number; lines: string[] }>> {
+  const out = new Map<Kept, { start: number; lines: string[] }>();
+  const files = new Map<string, Promise<string[] | null>>();
+  const fileLines = (k: Kept): Promise<string[] | null> => {
+    const abs = join(k.ref.opened.topic.dir, k.h.path);
+    let p = files.get(abs);
+    if (!p) files.set(abs, (p = readFile(abs, 'utf8').then((t) => t.split('\n'), () => null)));
+    return p;
+  };
+  const members = new Map(kept.map((k) => [k, membersOf(k.h, refs)]));
+  await readTexts([...members.values()].flat(), texts);
+  for (const k of kept) {
+    const own = { start: k.ref.chunk.startLine, lines: (texts.get(k.ref.chunk) ?? '').split('\n') };
+    if (k.range.start < k.h.startLine || k.range.end > k.h.endLine) {
+      const all = await fileLines(k);
+      if (all && k.range.end <= all.length) {
+        out.set(k, { start: k.range.start, lines: all.slice(k.range.start - 1, k.range.end) });
+        continue;
+      }
+    }
+    const parts = members.get(k)!;
+    const lines: string[] = [];
+    let at = parts[0]!.chunk.startLine;
+    let ok = true;
+    for (const r of parts) {
+      const t = (texts.get(r.chunk) ?? '').split('\n');
+      if (t.length !== r.chunk.endLine - r.chunk.startLine + 1 || r.chunk.startLine > at) {
+        ok = false;
+        break;
+      }
+      lines.push(...t.slice(at - r.chunk.startLine));
+      at = Math.max(at, r.chunk.endLine + 1);
+    }
+    out.set(k, ok ? { start: parts[0]!.chunk.startLine, lines } : own);
+  }
+  return out;
+}
+
+/** Widens each kept hit's range by `context` (see context.ts). */
+async function widen(kept: Kept[], refs: Map<string, ChunkRef>, context: HitContext): Promise<void> {
+  for (const k of kept) {
+    const { index } = k.ref.opened;
+    const count = index.head.files[k.h.path]?.chunkCount ?? 0;
+    const chunks: ChunkSpan[] = [];
+    for (let i = 0; i < count; i++) {
+      const c = index.chunks.get(`${k.h.path}#${i}`);
+      if (c) chunks.push(c);
+    }
+    if (chunks.length === 0) continue;
+    const lineCount = chunks[chunks.length - 1]!.endLine;
+    if (typeof context === 'number') {
+      k.range = widenByLines(k.range, context, lineCount);
+      continue;
+    }
+    const members = membersOf(k.h, refs).map((r) => chunks.findIndex((c) => c.startLine === r.chunk.startLine && c.endLine === r.chunk.endLine));
+    if (members.some((i) => i < 0)) continue;
+    k.range = sectionRange(chunks, Math.min(...members), Math.max(...members));
+  }
+}
+
+/** Widened hits of one file that now overlap or touch fold into the better (earlier) one. */
+export function foldOverlaps<T extends { h: { topicId: string; path: string }; range: LineRange }>(kept: readonly T[]): T[] {
+  const out: T[] = [];
+  for (const k of kept) {
+    const into = out.find((o) => o.h.topicId === k.h.topicId && o.h.path === k.h.path && k.range.start <= o.range.end + 1 && k.range.end >= o.range.start - 1);
+    if (into) into.range = { start: Math.min(into.range.start, k.range.start), end: Math.max(into.range.end, k.range.end) };
+    else out.push(k);
+  }
+  return out;
+}
+
+type Texts = Map<ChunkRef['chunk'], string>;
+
+/** Adds the texts of chunks not in `texts` yet, read from their segments (a few small reads per query). */
+async function readTexts(refs: readonly ChunkRef[], texts: Texts): Promise<void> {
+  const { chunkTexts } = await import('../index/segments.js');
+  const byTopic = new Map<Opened, Set<ChunkRef['chunk']>>();
+  for (const r of refs) {
+    if (texts.has(r.chunk)) continue;
+    const set = byTopic.get(r.opened);
+    if (set) set.add(r.chunk);
+    else byTopic.set(r.opened, new Set([r.chunk]));
+  }
+  for (const [opened, set] of byTopic) {
+    const chunks = [...set];
+    const got = await chunkTexts(opened.root, opened.topic.front.id, chunks);
+    for (const c of chunks) texts.set(c, got.get(c.id) ?? '');
+  }
+}

@@ -1,0 +1,141 @@
+/**
+ * Candidates: the searched topics' indexes opened (synced and repaired when needed), then the
+ * lexical and vector lists over them fused into one ranking of chunks.
+ */
+import type { Embedder } from '../embedding/types.js';
+import { TkomaError } from '../errors.js';
+import type { StoredChunk, TopicIndex } from '../index/topic-index.js';
+import { fileStatusOf } from '../store/model.js';
+import type { FileRecord, LoadedTopic } from '../store/topic-files.js';
+import { type FusedHit, type FusionCandidate, type FusionOptions, fuse, type RankedItem, vectorWeightFor } from './fusion.js';
+import type { SearchMode } from './search.js';
+import { translatedPaths } from './translations.js';
+
+export type LexicalSearch = typeof import('../index/topic-index.js').searchLexical;
+
+export interface Opened {
+  root: string;
+  topic: LoadedTopic;
+  index: TopicIndex;
+  manifest?: Map<string, FileRecord>;
+}
+
+/** Syncs the topics (cheap when nothing changed) and loads their indexes, repairing damage. */
+export async function openIndexes(root: string, topics: LoadedTopic[], embedder: Embedder | null, syncFiles: boolean): Promise<Opened[]> {
+  if (topics.length === 0) return [];
+  const { syncIndex, lexicallyCurrent } = await import('../index/sync.js');
+  const { loadHeadForReading: loadHead, loadTopicIndex } = await import('../index/topic-index.js');
+  const sync = async (topicIds: string[], verify: boolean): Promise<void> => {
+    // Nothing moved: no lock (a background builder may be applying vectors right now).
+    if (!verify && (await lexicallyCurrent(root, topicIds))) return;
+    try {
+      await syncIndex(root, { topicIds, embedder, verify, lockTimeoutMs: 2000 });
+    } catch (err) {
+      // Another process is writing the index, or the root is read-only: answer from what is there now.
+      if (!(err instanceof TkomaError && (err.code === 'LOCKED' || err.code === 'READ_ONLY'))) throw err;
+    }
+  };
+  if (syncFiles) {
+    await sync(
+      topics.map((t) => t.front.id),
+      false,
+    );
+  }
+  const out: Opened[] = [];
+  for (const topic of topics) {
+    const id = topic.front.id;
+    let head = await loadHead(root, id);
+    let loaded = head ? await loadTopicIndex(root, id, head) : null;
+    if (!loaded || loaded.repaired.length > 0) {
+      // Damaged parts (or a head written by another process meanwhile): repair and persist.
+      await sync([id], true);
+      head = await loadHead(root, id);
+      loaded = head ? await loadTopicIndex(root, id, head) : loaded;
+    }
+    if (loaded) out.push({ root, topic, index: loaded.index });
+  }
+  return out;
+}
+
+export interface ChunkRef {
+  opened: Opened;
+  chunk: StoredChunk;
+}
+
+/**
+ * Vector neighbours below this cosine are noise (every chunk has a nearest neighbour); they are
+ * not candidates. Low on purpose: code chunks score lower against prose questions than prose does.
+ */
+export const MIN_CHUNK_SIMILARITY = 0.1;
+
+/** Candidate pool per list: enough for fusion to matter, small enough to stay fast. */
+const pool = (limit: number): number => Math.max(50, limit * 5);
+
+function byScore(a: RankedItem, b: RankedItem): number {
+  return b.score - a.score || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0);
+}
+
+/** Lexical and vector lists over every opened topic, fused. */
+export async function rankChunks(
+  question: string,
+  opened: Opened[],
+  embedder: Embedder | null,
+  qvec: Float32Array | null,
+  lexicalSearch: LexicalSearch,
+  limit: number,
+  mode: SearchMode = 'hybrid',
+  roleBoosts?: FusionOptions['roleBoosts'],
+): Promise<{ hits: FusedHit[]; refs: Map<string, ChunkRef> }> {
+  const lexical: RankedItem[] = [];
+  const vector: RankedItem[] = [];
+  const candidates = new Map<string, FusionCandidate>();
+  const refs = new Map<string, ChunkRef>();
+  const n = pool(limit);
+  for (const o of opened) {
+    const front = o.topic.front;
+    const obsolete = new Set((front.file_status ?? []).filter((f) => f.status === 'obsolete').map((f) => f.path));
+    const translated = translatedPaths(o.index);
+    const usable = (cid: string): boolean => {
+      const c = o.index.chunks.get(cid);
+      return c !== undefined && !obsolete.has(c.path);
+    };
+    const note = (cid: string): string => {
+      const key = `${front.id}\u0000${cid}`;
+      if (!candidates.has(key)) {
+        const c = o.index.chunks.get(cid)!;
+        refs.set(key, { opened: o, chunk: c });
+        candidates.set(key, {
+          key,
+          topicId: front.id,
+          path: c.path,
+          startLine: c.startLine,
+          endLine: c.endLine,
+          role: c.role,
+          trust: front.trust_score,
+          fileStatus: fileStatusOf(front, c.path),
+          ...(translated(c.path) ? { translated: true } : {}),
+          ...(qvec && mode === 'hybrid' && !(embedder && o.index.ann?.key === embedder.key && o.index.ann.has(cid)) ? { noVector: true } : {}),
+        });
+      }
+      return key;
+    };
+    if (mode !== 'vector') {
+      // Segments answer live docs only (the head's file table), so a per-match filter is only
+      // needed to drop obsolete files.
+      const filter = obsolete.size > 0 ? usable : undefined;
+      for (const h of await lexicalSearch(o.index, question, n, filter)) {
+        if (o.index.chunks.has(h.id)) lexical.push({ key: note(h.id), score: h.score });
+      }
+    }
+    if (mode !== 'lexical' && qvec && embedder && o.index.ann?.key === embedder.key) {
+      for (const h of o.index.ann.search(qvec, n, usable)) {
+        if (h.similarity >= MIN_CHUNK_SIMILARITY) vector.push({ key: note(h.id), score: h.similarity });
+      }
+    }
+  }
+  lexical.sort(byScore);
+  vector.sort(byScore);
+  const lists = mode === 'hybrid' && vector.length > 0 ? 2 : 1;
+  const hits = fuse(lexical.slice(0, n), vector.slice(0, n), candidates, { lists, vectorWeight: vectorWeightFor(embedder?.key), ...(roleBoosts ? { roleBoosts } : {}) });
+  return { hits, refs };
+}

@@ -1,0 +1,46 @@
+/**
+ * Translated copies of documents, recognised by path alone so ranking can put them below their
+ * original.
+ */
+
+/** Language folder names: `docs/fr/…`, `i18n/de/…`, `README.zh-CN.md`. */
+const LANG = '(?:[a-z]{2}(?:[-_][A-Za-z]{2,4})?)';
+const TRANSLATION_DIR = /(^|\/)(translations?|i18n|l10n|locales?)\//i;
+const LANG_DIR = new RegExp(`(^|/)(docs?|documentation|content|site|guides?)/(${LANG})/(.+)$`);
+const LANG_SUFFIX = new RegExp(`^(.*?)[._-](${LANG})(\\.(?:md|mdx|markdown|rst|txt|adoc))$`);
+const ENGLISH = /^en([-_]|$)/i;
+
+/**
+ * Docs that are translated copies: under translations/ / i18n/ (prose only), or docs/<lang>/x
+ * and README.<lang>.md when the English copy (docs/x, docs/en/x, README.md) is in the topic.
+ * Memoised per index object.
+ */
+const translatedMemo = new WeakMap<object, (path: string) => boolean>();
+export function translatedPaths(index: { chunks: ReadonlyMap<string, { path: string }> }): (path: string) => boolean {
+  const known = translatedMemo.get(index);
+  if (known) return known;
+  let paths: Set<string> | undefined;
+  const has = (p: string): boolean => {
+    paths ??= new Set([...index.chunks.values()].map((c) => c.path));
+    return paths.has(p);
+  };
+  const fn = (path: string): boolean => isTranslatedCopy(path, has);
+  translatedMemo.set(index, fn);
+  return fn;
+}
+
+export function isTranslatedCopy(path: string, has: (p: string) => boolean): boolean {
+  if (!/\.(md|mdx|markdown|rst|txt|adoc|html?)$/i.test(path)) return false;
+  if (TRANSLATION_DIR.test(path)) return true;
+  const d = LANG_DIR.exec(path);
+  if (d && !ENGLISH.test(d[3]!)) {
+    const base = path.slice(0, d.index + d[1]!.length) + d[2];
+    return has(`${base}/${d[4]}`) || has(`${base}/en/${d[4]}`);
+  }
+  const slash = path.lastIndexOf('/');
+  const m = LANG_SUFFIX.exec(path.slice(slash + 1));
+  if (m && !ENGLISH.test(m[2]!) && /^(readme|changelog|contributing|index|guide|getting[-_]started)$/i.test(m[1]!)) {
+    return has(`${path.slice(0, slash + 1)}${m[1]}${m[3]}`);
+  }
+  return false;
+}
