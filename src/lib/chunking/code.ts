@@ -1,7 +1,5 @@
-import { readFile } from 'node:fs/promises';
-import { createRequire } from 'node:module';
-import { join } from 'node:path';
-import type { Language, Node, Parser } from 'web-tree-sitter';
+import type { Node, Parser } from 'web-tree-sitter';
+import { loadGrammar, loadRuntime } from './code-grammars.js';
 import { classify, isCommentLike, isTrivialNode, membersOf, type SymbolInfo } from './code-syntax.js';
 import { chunkLines } from './lines.js';
 import { roleForPath } from './paths.js';
@@ -29,72 +27,6 @@ const PARSE_BUDGET_MS = 10_000;
 /** Symbols that may hold members and so may be split into header + members. */
 const CONTAINER_KINDS = new Set(['class', 'interface', 'impl', 'struct', 'enum', 'module', 'test']);
 const MAX_DEPTH = 6;
-
-interface Runtime {
-  Language: typeof Language;
-  parser: Parser;
-}
-
-let runtime: Promise<Runtime> | undefined;
-const grammars = new Map<string, Promise<Language | undefined>>();
-
-/** web-tree-sitter is imported on first use so that importing the chunkers stays cheap. */
-function loadRuntime(): Promise<Runtime> {
-  runtime ??= (async () => {
-    const mod = await import('web-tree-sitter');
-    await mod.Parser.init();
-    return { Language: mod.Language, parser: new mod.Parser() };
-  })();
-  return runtime;
-}
-
-let loadQueue: Promise<unknown> = Promise.resolve();
-
-/**
- * Language.load compiles with async WebAssembly.instantiate, which was measured here to stall for
- * 10-40 s once another grammar has parsed (the V8 background compile queue starves on 2 cores),
- * while a synchronous `new WebAssembly.Module` takes ~10-20 ms (lazy compilation). So for the
- * exact bytes being loaded, instantiate synchronously. The patch is scoped to those bytes and
- * loads are serialised, so no other WebAssembly user in the process is affected.
- */
-async function loadSync(rt: Runtime, bytes: Uint8Array<ArrayBuffer>): Promise<Language> {
-  const wasm = WebAssembly as unknown as { instantiate: (...args: unknown[]) => Promise<unknown> };
-  const original = wasm.instantiate;
-  const patched = function (this: unknown, ...args: unknown[]): Promise<unknown> {
-    if (args[0] === bytes) {
-      const module = new WebAssembly.Module(bytes);
-      const instance = new WebAssembly.Instance(module, args[1] as WebAssembly.Imports);
-      return Promise.resolve({ module, instance });
-    }
-    return original.apply(this, args);
-  };
-  wasm.instantiate = patched;
-  try {
-    return await rt.Language.load(bytes);
-  } finally {
-    if (wasm.instantiate === patched) wasm.instantiate = original;
-  }
-}
-
-/** Loads a grammar once per file path; a grammar that fails to load is remembered as unusable. */
-function loadGrammar(rt: Runtime, language: string, dir: string | undefined): Promise<Language | undefined> {
-  if (!/^[a-z][a-z0-9_]*$/.test(language)) return Promise.resolve(undefined);
-  let file: string;
-  try {
-    const name = `tree-sitter-${language}.wasm`;
-    file = dir ? join(dir, name) : createRequire(import.meta.url).resolve(`tree-sitter-wasms/out/${name}`);
-  } catch {
-    return Promise.resolve(undefined);
-  }
-  let p = grammars.get(file);
-  if (!p) {
-    const load = loadQueue.then(async () => loadSync(rt, new Uint8Array(await readFile(file))));
-    loadQueue = load.catch(() => undefined);
-    p = load.catch(() => undefined);
-    grammars.set(file, p);
-  }
-  return p;
-}
 
 const startRow = (n: Node): number => n.startPosition.row;
 /** A node ending at column 0 ends with the previous line's newline. */
