@@ -9,7 +9,7 @@
  * .tkoma/index/topics/<id>/head.json     file table (each file names its segment), segment list
  * .tkoma/index/topics/<id>/seg-<g>.json  chunk records of one segment (no text)
  * .tkoma/index/topics/<id>/seg-<g>.txt   their texts, back to back
- * .tkoma/index/topics/<id>/seg-<g>.lex   binary BM25 segment over them (bm25.ts)
+ * .tkoma/index/topics/<id>/seg-<g>.lex   binary BM25 segment over them (bm25/)
  * .tkoma/index/topics/<id>/ann.json      label map of the hnsw file + its generation
  * .tkoma/index/topics/<id>/ann-<g>.hnsw  hnswlib index (cosine)
  * .tkoma/cache/embeddings/               embedding cache, kept across rebuilds

@@ -14,7 +14,7 @@ import { listTopicIds, readManifest } from '../store/topics.js';
 import { compactSegments } from './compact.js';
 import { INDEX_FORMAT, indexDir, readMeta, topicsIndexDir, writeMeta } from './layout.js';
 import { withIndexLock } from '../lock.js';
-import { syncNotes } from './notes.js';
+import { syncNotes } from './notes/index.js';
 import { chunkIdsOf, diffByStat, hashFile, listTopicFiles, looksBinary, MAX_INDEXED_BYTES, sha256Hex, type FileEntry } from './scan.js';
 import { type ChunkRecord, saveSegmentLex, writeSegment } from './segments.js';
 import {
@@ -29,7 +29,7 @@ import {
   saveHeadOnly,
   type TopicHead,
 } from './topic-index.js';
-import { updateVectors } from './vectors.js';
+import { updateVectors } from './ann-sync.js';
 
 export interface SyncProgress {
   topic: string;

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import type { Role } from '../chunking/types.js';
 import type { Embedder } from '../embedding/types.js';
 import { type ErrorCode, TkomaError } from '../errors.js';
-import type { StoredChunk, TopicIndex } from '../index/topic-index.js';
+import type { StoredChunk, TopicIndex } from '../index/service.js';
 import { untrustedFor } from '../safety/warnings.js';
 import { type FileStatus, fileStatusOf, staleness } from '../store/model.js';
 import { type BrokenTopic, type FileRecord, type LoadedTopic, loadAllTopics, MANIFEST_FILE, readManifest } from '../store/topics.js';
@@ -223,7 +223,7 @@ export async function searchReferences(root: string, req: ReferenceSearchRequest
     searched = live;
   } else {
     await syncNotesQuietly(root, null);
-    const { loadNotes } = await import('../index/notes.js');
+    const { loadNotes } = await import('../index/service.js');
     const notesKey = spaces.off ? null : (await loadNotes(root)).key;
     const nq = notesKey ? await spaces.vectorIn(notesKey) : null;
     if (nq && 'qvec' in nq) used = nq;
@@ -248,7 +248,7 @@ export async function searchReferences(root: string, req: ReferenceSearchRequest
   if (mode === 'vector' && !chunkQuery) {
     throw new TkomaError('EMBEDDER_UNAVAILABLE', `vector mode needs chunk vectors: ${reason ?? 'none in this index yet'}`, { mode });
   }
-  const { searchLexical } = await import('../index/topic-index.js');
+  const { searchLexical } = await import('../index/service.js');
   const ranked = await rankChunks(question, indexes, chunkQuery?.embedder ?? null, chunkQuery?.qvec ?? null, searchLexical, limit, mode, req.roleBoosts);
   const results = await toReferenceHits(ranked.hits, ranked.refs, question, { limit, maxChars, explain: req.explain ?? false, now });
 
@@ -257,7 +257,7 @@ export async function searchReferences(root: string, req: ReferenceSearchRequest
   if (answering) vector_search.embedder = answering.embedder.key;
   else vector_search.reason = reason ?? 'no vectors in this index yet: lexical search only';
   if (!spaces.off) {
-    const { liveChunkCount } = await import('../index/topic-index.js');
+    const { liveChunkCount } = await import('../index/service.js');
     const { vectorTarget } = await import('../vectors/status.js');
     const { pendingOf } = await import('../vectors/builder.js');
     const { vectorBuilder } = await import('../vectors/background.js');
@@ -294,7 +294,7 @@ export async function searchReferences(root: string, req: ReferenceSearchRequest
   return out;
 }
 
-type LexicalSearch = typeof import('../index/topic-index.js').searchLexical;
+type LexicalSearch = typeof import('../index/service.js').searchLexical;
 
 interface Opened {
   root: string;
@@ -306,8 +306,8 @@ interface Opened {
 /** Syncs the topics (cheap when nothing changed) and loads their indexes, repairing damage. */
 async function openIndexes(root: string, topics: LoadedTopic[], embedder: Embedder | null, syncFiles: boolean): Promise<Opened[]> {
   if (topics.length === 0) return [];
-  const { syncIndex } = await import('../index/sync.js');
-  const { loadHeadForReading: loadHead, loadTopicIndex } = await import('../index/topic-index.js');
+  const { syncIndex } = await import('../index/service.js');
+  const { loadHeadForReading: loadHead, loadTopicIndex } = await import('../index/service.js');
   const sync = async (topicIds: string[], verify: boolean): Promise<void> => {
     try {
       await syncIndex(root, { topicIds, embedder, verify, lockTimeoutMs: 2000 });
@@ -561,7 +561,7 @@ export function sameText(a: Fingerprint, b: Fingerprint): boolean {
 
 /** The texts of the hits' chunks, read from their segments (a few small reads per query). */
 async function textsOfHits(refs: readonly ChunkRef[]): Promise<Map<ChunkRef, string>> {
-  const { chunkTexts } = await import('../index/segments.js');
+  const { chunkTexts } = await import('../index/service.js');
   const out = new Map<ChunkRef, string>();
   const byTopic = new Map<Opened, ChunkRef[]>();
   for (const r of refs) byTopic.set(r.opened, [...(byTopic.get(r.opened) ?? []), r]);

@@ -1,9 +1,9 @@
 /**
  * The in-memory shape of a BM25 segment and how one is built from documents. A segment is a
  * handful of flat typed arrays (no per-posting objects), so building, encoding and decoding stay
- * linear and cheap; bm25-format.ts stores exactly these arrays, bm25.ts queries them.
+ * linear and cheap; format.ts stores exactly these arrays, query.ts queries them.
  */
-import { TkomaError } from '../errors.js';
+import { TkomaError } from '../../errors.js';
 import { processTerm, tokenize } from './tokenize.js';
 
 export interface Bm25Doc {
