@@ -101,8 +101,7 @@ export async function runPeers(opts: { qmd: string; pairs: number; queries: numb
     // Alternate who goes first, so neither always runs on a warmer page cache.
     const a = (): number => cold.ours.push(run(node, [BIN, 'search', q, '--json', '--no-server', '--root', kb], ours));
     const b = (): number => cold.qmd.push(run(opts.qmd, ['search', q, '--json', '-n', '10', '-c', opts.dataset], qmdEnv));
-    if (i % 2 === 0) (a(), b());
-    else (b(), a());
+    for (const side of i % 2 === 0 ? [a, b] : [b, a]) side();
   });
   const nodeStart = Array.from({ length: 5 }, () => run(node, ['-e', '0']).ms);
 
