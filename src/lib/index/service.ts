@@ -11,7 +11,6 @@
 import { readdir, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 
-import { resolveEmbedder } from '../embedding/root-embedder.js';
 import { TkomaError } from '../errors.js';
 import { withIndexLock } from '../lock.js';
 import { referencesDir } from '../store/root.js';
@@ -74,6 +73,7 @@ export async function rebuildIndex(root: string, opts: RebuildOptions = {}): Pro
   const flag = opts.embedderFlag?.trim().toLowerCase();
   let warning: string | undefined;
   if (flag && flag !== 'auto' && flag !== 'none') {
+    const { resolveEmbedder } = await import('../embedding/root-embedder.js');
     const resolved = await resolveEmbedder(root, { flag });
     warning = resolved.warning;
     if (!resolved.embedder && !warning) {

@@ -21,7 +21,7 @@ import {
   emptyHead,
   forgetTopicIndex,
   liveChunkCount,
-  loadHead,
+  loadHeadForReading,
   loadTopicIndex,
   nextGeneration,
   removeTopicIndexDir,
@@ -170,8 +170,10 @@ async function syncTopic(ctx: Ctx, id: string): Promise<TopicSyncCounts> {
   const dir = join(referencesDir(root), id);
   ctx.onProgress?.({ topic: id, phase: 'scan', done: 0, total: 1 });
   const onDisk = await listTopicFiles(dir);
-  const storedHead = await loadHead(root, id);
-  const head = storedHead ?? emptyHead(id);
+  // The shared copy readers get: a search right after this sync then parses head.json once, not
+  // twice. It is never mutated here; `head` gets its own file table before the first change.
+  const storedHead = await loadHeadForReading(root, id);
+  const head: TopicHead = storedHead ? { ...storedHead } : emptyHead(id);
   const diff = diffByStat(onDisk, head.files);
 
   // Hash only files whose size or mtime moved; same hash = touched, not changed.
@@ -185,6 +187,7 @@ async function syncTopic(ctx: Ctx, id: string): Promise<TopicSyncCounts> {
     }
     if (h.sha256 === head.files[path]!.sha256) {
       const st = onDisk.get(path)!;
+      if (!touched) head.files = { ...head.files };
       head.files[path] = { ...head.files[path]!, size: st.size, mtimeMs: st.mtimeMs };
       touched = true;
     } else {
