@@ -1,5 +1,5 @@
 /**
- * Speed of the BM25 segment engine (src/lib/index/bm25.ts) at topic scale:
+ * Speed of the BM25 segment engine (src/lib/index/bm25/) at topic scale:
  *
  *   npx tsx bench/bm25-speed.ts [--scale 100000] [--set scifact|cosqa] [--limit 100]
  *
@@ -22,7 +22,7 @@ import {
   searchSegments,
   type Bm25Doc,
   type SegmentView,
-} from '../src/lib/index/bm25.js';
+} from '../src/lib/index/bm25/index.js';
 import { loadBeir } from './lib/beir.js';
 import { chunkDocs, type SetName } from './lexical-quality.js';
 

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 
 import { createEmbedder } from '../src/lib/embedding/index.js';
-import { loadHead, loadTopicIndex, searchLexical } from '../src/lib/index/topic-index.js';
+import { loadHead, loadTopicIndex, searchLexical } from '../src/lib/index/service.js';
 import { loadBeir } from './lib/beir.js';
 import { WORK_DIR } from './lib/store.js';
 

@@ -1,5 +1,5 @@
 /**
- * Lexical (BM25) retrieval quality and speed of the segment engine (src/lib/index/bm25.ts) on the
+ * Lexical (BM25) retrieval quality and speed of the segment engine (src/lib/index/bm25/) on the
  * shared benchmark copies, through the real chunking path.
  *
  *   npx tsx bench/lexical-quality.ts [scifact|cosqa|all] [--sweep]
@@ -51,8 +51,8 @@ import {
   type Bm25BuildParams,
   type Bm25Doc,
   type Bm25QueryParams,
-} from '../src/lib/index/bm25.js';
-import { lexicalDocOf } from '../src/lib/index/segments.js';
+} from '../src/lib/index/bm25/index.js';
+import { lexicalDocOf } from '../src/lib/index/service.js';
 import { loadBeir, type BeirSet } from './lib/beir.js';
 import { isMain } from './lib/main.js';
 import { evaluate, type Run } from './lib/metrics.js';

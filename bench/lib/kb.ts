@@ -6,8 +6,7 @@
 import { existsSync, mkdirSync, renameSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 
-import { embeddingCacheDir } from '../../src/lib/index/layout.js';
-import { loadHead } from '../../src/lib/index/topic-index.js';
+import { embeddingCacheDir, loadHead } from '../../src/lib/index/service.js';
 
 import type { Progress } from '../../src/lib/progress.js';
 import { initRoot } from '../../src/lib/store/root.js';
@@ -83,7 +82,7 @@ export async function freshRootWithTopic(root: string, spec: TopicSpec, progress
   if (res.status !== 'created') throw new Error(`topic ${spec.topicId} was not created: ${res.status}`);
   if (res.warnings.length) progress.warn(res.warnings.join('; '));
   if (embed) {
-    const { resolveEmbedder } = await import('../../src/lib/index/embedder.js');
+    const { resolveEmbedder } = await import('../../src/lib/embedding/root-embedder.js');
     const { buildVectors } = await import('../../src/lib/vectors/builder.js');
     const { embedder } = await resolveEmbedder(root);
     if (!embedder) throw new Error(`embedder ${spec.embedderFlag} is not available`);

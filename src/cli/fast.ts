@@ -1,6 +1,6 @@
 /**
- * Start-up fast path for the command agents call most: `search` runs without loading oclif,
- * which costs ~150–200 ms of a ~350 ms start on this machine. The flags are parsed from the same
+ * Start-up fast path for the commands agents call most: `search` and `mcp` run without loading
+ * oclif, which costs ~150–200 ms of a ~350 ms start on this machine. The flags are parsed from the same
  * plain specs the oclif command is built from; anything unusual (help, an unknown or repeated
  * flag, a value out of range) is left to oclif, so usage errors and help read exactly as before.
  */
@@ -59,9 +59,13 @@ export function parseBySpec(spec: CommandSpec, argv: readonly string[]): ParsedA
   return { flags, args: parsed.positionals };
 }
 
+/** Commands with a fast path: agents call `search` most, and start `mcp` at every session. */
+const FAST_COMMANDS: ReadonlySet<string> = new Set(['search', 'mcp']);
+
 /** Runs `argv` on the fast path when it can; false means "let oclif run it". */
 export async function runFast(argv: readonly string[]): Promise<boolean> {
-  if (argv[0] !== 'search' || envFlagOr('noFastPath', true)) return false;
+  if (!FAST_COMMANDS.has(argv[0] ?? '') || envFlagOr('noFastPath', true)) return false;
+  if (argv[0] === 'mcp') return runMcpFast(argv.slice(1));
   const { renderSearch, runSearch, SEARCH_SPEC } = await import('./searching.js');
   const parsed = parseBySpec(SEARCH_SPEC, argv.slice(1));
   if (!parsed) return false;
@@ -72,6 +76,19 @@ export async function runFast(argv: readonly string[]): Promise<boolean> {
     emitResult(result, json, (r) => renderSearch(r as typeof result, parsed.flags.explain === true, parsed.flags.context !== undefined));
   } catch (err) {
     emitFailure(err, json);
+  }
+  return true;
+}
+
+async function runMcpFast(argv: readonly string[]): Promise<boolean> {
+  const { MCP_SPEC, runMcp } = await import('./mcp.js');
+  const parsed = parseBySpec(MCP_SPEC, argv);
+  if (!parsed) return false;
+  try {
+    await runMcp(parsed.flags as unknown as import('./mcp.js').McpFlags);
+  } catch (err) {
+    const { emitFailure } = await import('./output.js');
+    emitFailure(err, parsed.flags.json === true);
   }
   return true;
 }

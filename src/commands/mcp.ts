@@ -1,8 +1,7 @@
 import { Flags } from '@oclif/core';
 
 import { authorFlags, BaseCommand, embedderFlag } from '../cli/base.js';
-import { untilSignal } from '../lib/serve/signals.js';
-import { readConfig } from '../lib/store/config.js';
+import { MCP_SPEC, runMcp } from '../cli/mcp.js';
 
 export default class Mcp extends BaseCommand<typeof Mcp> {
   static summary = 'Run the MCP server: the ghost-facing tools, topics as resources, the skill as a prompt (stdio, or --http PORT).';
@@ -20,35 +19,16 @@ export default class Mcp extends BaseCommand<typeof Mcp> {
     '<%= config.bin %> mcp --http 8765',
   ];
   static flags = {
-    http: Flags.integer({ description: 'Serve Streamable HTTP on 127.0.0.1:PORT (path /mcp) instead of stdio.', min: 1, max: 65535 }),
-    serve: Flags.boolean({ description: "Also answer the CLI's searches over the root's socket when nobody else does (default); --no-serve to not.", default: true, allowNo: true }),
-    'reconcile-seconds': Flags.integer({ description: 'Full reconciliation interval of the watcher (default from tkoma-ref.toml, 300).', min: 1 }),
+    http: Flags.integer({ description: MCP_SPEC.flags.http.description, min: 1, max: 65535 }),
+    serve: Flags.boolean({ description: MCP_SPEC.flags.serve.description, default: true, allowNo: true }),
+    'reconcile-seconds': Flags.integer({ description: MCP_SPEC.flags['reconcile-seconds'].description, min: 1 }),
     ...authorFlags,
     ...embedderFlag,
   };
 
   protected async execute(): Promise<undefined> {
-    const root = this.root();
-    const stopped = untilSignal();
-    // The SDK (and express/hono behind it) is loaded only here, never by other commands; its
-    // import starts now so it overlaps reading the config.
-    const loading = this.flags.http !== undefined ? import('../lib/mcp/http.js') : import('../lib/mcp/server.js');
-    loading.catch(() => undefined);
-    const config = await readConfig(root);
-    const opts = {
-      root,
-      embedderFlag: this.flags.embedder,
-      author: { ghost: this.flags.ghost, model: this.flags.model },
-      reconcileSeconds: this.flags['reconcile-seconds'] ?? config.watch.reconcile_seconds,
-      serveSocket: this.flags.serve,
-    };
-    if (this.flags.http !== undefined) {
-      const { runHttp } = (await loading) as typeof import('../lib/mcp/http.js');
-      await runHttp(opts, this.flags.http, stopped);
-    } else {
-      const { runStdio } = (await loading) as typeof import('../lib/mcp/server.js');
-      await runStdio(opts, stopped);
-    }
+    // The same code as the start-up fast path (cli/fast.ts), which runs `mcp` without oclif.
+    await runMcp(this.flags);
     return undefined;
   }
 }

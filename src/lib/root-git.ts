@@ -119,8 +119,17 @@ export async function stagePaths(root: string, paths: string[]): Promise<boolean
   return hasStaged(root, paths);
 }
 
+/**
+ * `git add` writes each new blob as a loose object: one file create and rename per file, ~1.5 ms
+ * each on this machine (8 s for SciFact's 5,183 files, the largest part of a topic create).
+ * A size threshold of one byte sends every blob through git's bulk check-in instead, which streams
+ * them into one pack (0.9 s for the same files). It applies to this command only; diffs and later
+ * repacks use the root's own settings.
+ */
+const PACK_NEW_BLOBS = ['-c', 'core.bigFileThreshold=1'];
+
 export async function stageAll(root: string, paths: string[]): Promise<void> {
-  await git(root, ['add', '-A', '--', ...paths]);
+  await git(root, [...PACK_NEW_BLOBS, 'add', '-A', '--', ...paths]);
 }
 
 export async function hasStaged(root: string, paths: string[]): Promise<boolean> {
@@ -130,7 +139,7 @@ export async function hasStaged(root: string, paths: string[]): Promise<boolean>
 
 /** Stages `paths` (exact names) even where a .gitignore rule matches them. */
 export async function forceAdd(root: string, paths: string[]): Promise<void> {
-  for (let i = 0; i < paths.length; i += 500) await git(root, ['--literal-pathspecs', 'add', '-f', '--', ...paths.slice(i, i + 500)]);
+  for (let i = 0; i < paths.length; i += 500) await git(root, [...PACK_NEW_BLOBS, '--literal-pathspecs', 'add', '-f', '--', ...paths.slice(i, i + 500)]);
 }
 
 /** The index entries under `paths` as `git ls-files -s -z` prints them (saved before staging, for recovery). */

@@ -7,7 +7,7 @@
 import { sep } from 'node:path';
 
 import type { Embedder } from './embedding/types.js';
-import type { SyncReport } from './index/sync.js';
+import type { SyncReport } from './index/service.js';
 import { isValidTopicId } from './store/model.js';
 import { referencesDir } from './store/root.js';
 
@@ -68,7 +68,7 @@ async function warmChunker(): Promise<void> {
 
 export async function startWatch(root: string, opts: WatchOptions): Promise<Watcher> {
   const { watch } = await import('chokidar');
-  const { syncIndex } = await import('./index/sync.js');
+  const { syncIndex } = await import('./index/service.js');
   const refs = referencesDir(root);
   const emit = (e: WatchEvent): void => {
     try {

@@ -6,11 +6,10 @@ import { join } from 'node:path';
 
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 
-import { syncIndex } from '../../src/lib/index/service.js';
+import { forgetTopicIndex, syncIndex } from '../../src/lib/index/service.js';
 
 import type { Embedder } from '../../src/lib/embedding/types.js';
 import { TkomaError } from '../../src/lib/errors.js';
-import { forgetTopicIndex } from '../../src/lib/index/topic-index.js';
 import { searchReferences } from '../../src/lib/search/search.js';
 import { cli, makeRepo, tmpDir } from '../helpers/fixtures.js';
 import { type EmbedServer, makeTmpRoot, SAMPLE_FILES, startBowEmbedder, writeTopic } from '../helpers/index-topics.js';

@@ -3,13 +3,16 @@
  * byte-identical to the oclif path (TKOMA_REF_NO_FAST_PATH=1), and anything unusual must reach
  * oclif so usage errors and help stay as they were.
  */
+import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { parseBySpec } from '../../src/cli/fast.js';
+import { MCP_SPEC } from '../../src/cli/mcp.js';
 import { SEARCH_SPEC } from '../../src/cli/searching.js';
-import { cli, makeRepo, tmpDir } from '../helpers/fixtures.js';
+import { BIN, cli, makeRepo, PROJECT, tmpDir } from '../helpers/fixtures.js';
 
 describe('parseBySpec', () => {
   it('parses plain flags, defaults, --no-x and the positional question', () => {
@@ -85,4 +88,51 @@ describe('search fast path, end to end', () => {
     expect((r.json as { error: { code: string } }).error.code).toBe('ROOT_NOT_INITIALISED');
     expect([r.code, r.stdout]).toEqual([slow.code, slow.stdout]);
   });
+});
+
+describe('mcp fast path', () => {
+  const tmp = tmpDir();
+  const root = join(tmp.path, 'kb');
+  beforeAll(async () => {
+    expect((await cli(['init'], { root })).code).toBe(0);
+  });
+  afterAll(() => tmp.cleanup());
+
+  it('parses the mcp flags, and leaves help and bad values to oclif', () => {
+    expect(parseBySpec(MCP_SPEC, ['--no-serve', '--ghost', 'g', '--reconcile-seconds', '5'])!.flags).toMatchObject({
+      serve: false,
+      ghost: 'g',
+      'reconcile-seconds': 5,
+      http: undefined,
+    });
+    expect(parseBySpec(MCP_SPEC, [])!.flags).toMatchObject({ serve: true });
+    for (const argv of [['--help'], ['--http', '0'], ['--http', '70000'], ['--reconcile-seconds', '0'], ['stray'], ['--bogus']]) {
+      expect(parseBySpec(MCP_SPEC, argv), argv.join(' ')).toBeNull();
+    }
+  });
+
+  it('serves stdio without loading oclif, and stops when stdin closes', () => {
+    const trace = join(tmp.path, 'trace-mcp.txt');
+    const init = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '0' } } };
+    const r = spawnSync(process.execPath, ['--import', join(PROJECT, 'test/helpers/trace-imports.mjs'), BIN, 'mcp', '--root', root], {
+      input: JSON.stringify(init) + '\n',
+      env: { ...process.env, TKOMA_TRACE_FILE: trace, TKOMA_REF_EMBEDDER: 'none' },
+      encoding: 'utf8',
+    });
+    expect(r.status, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout.split('\n')[0]!).result.serverInfo.name).toBe('tkoma-ref');
+    const loaded = readFileSync(trace, 'utf8').split('\n').filter(Boolean);
+    expect(loaded.some((m) => m.includes('@modelcontextprotocol'))).toBe(true); // the trace works
+    expect(loaded.filter((m) => m.includes('@oclif/core'))).toEqual([]);
+  });
+
+  for (const args of [['mcp', '--json'], ['mcp', '--http', '0', '--json']]) {
+    it(`${args.join(' ')} with a missing root or a bad value fails as on the oclif path`, async () => {
+      const nowhere = join(tmp.path, 'nowhere');
+      const fast = await cli(args, { root: nowhere });
+      const slow = await cli(args, { root: nowhere, env: { TKOMA_REF_NO_FAST_PATH: '1' } });
+      expect(fast.code).not.toBe(0);
+      expect([fast.code, fast.stdout]).toEqual([slow.code, slow.stdout]);
+    });
+  }
 });

@@ -5,8 +5,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 
 import { lockPath, withIndexLock } from '../../src/lib/lock.js';
-import { syncIndex } from '../../src/lib/index/service.js';
-import { forgetTopicIndex } from '../../src/lib/index/topic-index.js';
+import { forgetTopicIndex, syncIndex } from '../../src/lib/index/service.js';
 import { searchReferences } from '../../src/lib/search/search.js';
 import { makeTmpRoot, writeTopic } from '../helpers/index-topics.js';
 

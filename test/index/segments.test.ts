@@ -4,10 +4,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 
 import type { Embedder } from '../../src/lib/embedding/types.js';
-import { FULL_MERGE_RATIO, MAX_SEGMENTS, planCompaction } from '../../src/lib/index/compact.js';
-import { topicIndexDir } from '../../src/lib/index/layout.js';
-import { rebuildIndex, syncIndex } from '../../src/lib/index/service.js';
-import { forgetTopicIndex, loadHead } from '../../src/lib/index/topic-index.js';
+import { forgetTopicIndex, FULL_MERGE_RATIO, loadHead, MAX_SEGMENTS, planCompaction, rebuildIndex, syncIndex, topicIndexDir } from '../../src/lib/index/service.js';
 import { searchReferences } from '../../src/lib/search/search.js';
 import { type EmbedServer, makeTmpRoot, startBowEmbedder, writeTopic } from '../helpers/index-topics.js';
 

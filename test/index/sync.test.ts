@@ -4,9 +4,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 
 import type { Embedder } from '../../src/lib/embedding/types.js';
-import { indexStatus, rebuildIndex, removeTopicIndex, syncIndex } from '../../src/lib/index/service.js';
-import { indexDir, topicIndexDir } from '../../src/lib/index/layout.js';
-import { forgetTopicIndex, loadHead } from '../../src/lib/index/topic-index.js';
+import { forgetTopicIndex, indexDir, indexStatus, loadHead, rebuildIndex, removeTopicIndex, syncIndex, topicIndexDir } from '../../src/lib/index/service.js';
 import { searchReferences } from '../../src/lib/search/search.js';
 import { type EmbedServer, makeTmpRoot, SAMPLE_FILES, startBowEmbedder, writeTopic } from '../helpers/index-topics.js';
 

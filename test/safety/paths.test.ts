@@ -9,7 +9,7 @@ import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 
 import { TkomaError } from '../../src/lib/errors.js';
-import { forgetTopicIndex } from '../../src/lib/index/topic-index.js';
+import { forgetTopicIndex } from '../../src/lib/index/service.js';
 import { assertNoLinks, isInside, readInside, removeInside, unsafePathReason } from '../../src/lib/safety/paths.js';
 import { searchReferences } from '../../src/lib/search/search.js';
 import { normalizePaths } from '../../src/lib/sources/git-url.js';

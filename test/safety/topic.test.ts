@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { TkomaError } from '../../src/lib/errors.js';
-import { forgetTopicIndex } from '../../src/lib/index/topic-index.js';
+import { forgetTopicIndex } from '../../src/lib/index/service.js';
 import { silentProgress } from '../../src/lib/progress.js';
 import { searchReferences } from '../../src/lib/search/search.js';
 import { initRoot } from '../../src/lib/store/root.js';

@@ -4,8 +4,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 
 import type { Embedder } from '../../src/lib/embedding/types.js';
-import { syncIndex } from '../../src/lib/index/service.js';
-import { forgetTopicIndex } from '../../src/lib/index/topic-index.js';
+import { forgetTopicIndex, syncIndex } from '../../src/lib/index/service.js';
 import { searchReferences, searchTopics } from '../../src/lib/search/search.js';
 import { BAKERY, type EmbedServer, makeTmpRoot, WIDGETRY, startBowEmbedder, writeTopic, writeTopicMd } from '../helpers/index-topics.js';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 
-import { processTerm, tokenize } from '../../src/lib/index/tokenize.js';
+import { processTerm, tokenize } from '../../src/lib/index/bm25/index.js';
 import { bodySnippet, cutLine, lineMatches, makeSnippet, queryTerms } from '../../src/lib/search/snippet.js';
 
 describe('makeSnippet', () => {

@@ -4,7 +4,7 @@ import { join, sep } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 
 import type { Embedder } from '../../src/lib/embedding/types.js';
-import { forgetTopicIndex } from '../../src/lib/index/topic-index.js';
+import { forgetTopicIndex } from '../../src/lib/index/service.js';
 import { searchReferences } from '../../src/lib/search/search.js';
 import { ignoredPath, startWatch, topicOfPath, type WatchEvent, type Watcher } from '../../src/lib/watch.js';
 import { type EmbedServer, makeTmpRoot, SAMPLE_FILES, startBowEmbedder, writeTopic } from '../helpers/index-topics.js';

@@ -8,8 +8,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { TkomaError } from '../../src/lib/errors.js';
-import { syncIndex } from '../../src/lib/index/sync.js';
-import { forgetTopicIndex } from '../../src/lib/index/topic-index.js';
+import { forgetTopicIndex, syncIndex } from '../../src/lib/index/service.js';
 import { searchReferences, searchTopics } from '../../src/lib/search/search.js';
 import { tryServer as tryServerRaw } from '../../src/lib/serve/client.js';
 import { serveInfoFile } from '../../src/lib/serve/protocol.js';

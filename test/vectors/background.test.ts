@@ -12,9 +12,8 @@ import { join } from 'node:path';
 
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 
-import { forgetEmbedders } from '../../src/lib/index/embedder.js';
-import { syncIndex } from '../../src/lib/index/service.js';
-import { forgetTopicIndex, loadHead } from '../../src/lib/index/topic-index.js';
+import { forgetEmbedders } from '../../src/lib/embedding/root-embedder.js';
+import { forgetTopicIndex, loadHead, syncIndex } from '../../src/lib/index/service.js';
 import { pidAlive } from '../../src/lib/process.js';
 import { searchReferences } from '../../src/lib/search/search.js';
 import { spawnVectorWorker, vectorBuilder, workerCommand } from '../../src/lib/vectors/background.js';

@@ -19,7 +19,7 @@ export default class IndexEmbed extends BaseCommand<typeof IndexEmbed> {
 
   protected async execute(): Promise<unknown> {
     const root = this.root();
-    const { resolveEmbedder } = await import('../../lib/index/embedder.js');
+    const { resolveEmbedder } = await import('../../lib/embedding/root-embedder.js');
     const { TkomaError } = await import('../../lib/errors.js');
     const { tryAcquire } = await import('../../lib/lock.js');
     const { readConfig } = await import('../../lib/store/config.js');

@@ -9,7 +9,7 @@
  * .tkoma/index/topics/<id>/head.json     file table (each file names its segment), segment list
  * .tkoma/index/topics/<id>/seg-<g>.json  chunk records of one segment (no text)
  * .tkoma/index/topics/<id>/seg-<g>.txt   their texts, back to back
- * .tkoma/index/topics/<id>/seg-<g>.lex   binary BM25 segment over them (bm25.ts)
+ * .tkoma/index/topics/<id>/seg-<g>.lex   binary BM25 segment over them (bm25/)
  * .tkoma/index/topics/<id>/ann.json      label map of the hnsw file + its generation
  * .tkoma/index/topics/<id>/ann-<g>.hnsw  hnswlib index (cosine)
  * .tkoma/cache/embeddings/               embedding cache, kept across rebuilds
@@ -78,14 +78,6 @@ export async function readJsonSafe<T>(file: string, valid: (v: unknown) => v is 
   try {
     const value: unknown = JSON.parse(text);
     return valid(value) ? value : null;
-  } catch {
-    return null;
-  }
-}
-
-export async function readTextSafe(file: string): Promise<string | null> {
-  try {
-    return await readFile(file, 'utf8');
   } catch {
     return null;
   }

@@ -7,7 +7,7 @@
  * ```
  * seg-<g>.json  chunk records in doc order, without their text, as tuples: {format, generation, paths, chunks}
  * seg-<g>.txt   the chunk texts, UTF-8, back to back (records hold byte offset and length)
- * seg-<g>.lex   binary BM25 segment over the same docs (bm25.ts)
+ * seg-<g>.lex   binary BM25 segment over the same docs (bm25/)
  * ```
  * Texts live apart from the records because only a handful are read per query (snippets), and
  * parsing them with the records cost most of a cold search's time.
@@ -17,7 +17,7 @@ import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 
 import type { Chunk } from '../chunking/types.js';
-import type { Bm25Doc, Bm25Segment } from './bm25.js';
+import type { Bm25Doc, Bm25Segment } from './bm25/index.js';
 import { isRecord, readJsonSafe, topicIndexDir, writeFileAtomic, writeJsonAtomic } from './layout.js';
 
 const SEGMENT_FORMAT = 2; // 2: records as tuples over a path table (a third of the JSON)
@@ -71,7 +71,7 @@ export function forgetSegments(root: string, topic?: string): void {
 
 /** Writes a new segment (text, records, lexical; each atomic) and returns it in memory. */
 export async function writeSegment(root: string, topic: string, gen: number, chunks: readonly ChunkRecord[]): Promise<Segment> {
-  const { buildSegment, encodeSegment } = await import('./bm25.js');
+  const { buildSegment, encodeSegment } = await import('./bm25/index.js');
   const parts: Buffer[] = [];
   const records: StoredChunk[] = [];
   let off = 0;
@@ -156,7 +156,7 @@ export async function loadSegment(root: string, topic: string, gen: number): Pro
   const textBytes = records.reduce((n, r) => n + r.len, 0);
   const st = await stat(segmentFile(root, topic, gen, 'txt')).catch(() => null);
   if (!st || st.size !== textBytes) return null;
-  const { buildSegment, decodeSegment, DEFAULT_BUILD, segmentFieldWeights } = await import('./bm25.js');
+  const { buildSegment, decodeSegment, DEFAULT_BUILD, segmentFieldWeights } = await import('./bm25/index.js');
   let lex: Bm25Segment | null;
   try {
     const bytes = await readFile(segmentFile(root, topic, gen, 'lex'));
@@ -181,7 +181,7 @@ export async function loadSegment(root: string, topic: string, gen: number): Pro
 
 /** Rewrites a segment's lexical file (after loadSegment rebuilt it). */
 export async function saveSegmentLex(root: string, topic: string, segment: Segment): Promise<void> {
-  const { encodeSegment } = await import('./bm25.js');
+  const { encodeSegment } = await import('./bm25/index.js');
   await writeFileAtomic(segmentFile(root, topic, segment.gen, 'lex'), encodeSegment(segment.lex));
   remember(root, topic, segment);
 }

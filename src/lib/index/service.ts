@@ -1,24 +1,49 @@
 /**
- * What commands call to maintain the derived index: sync, embedder resolution, status, rebuild
- * and topic removal. Import this module lazily (`await import(...)`): it leads to MiniSearch,
- * hnswlib, tree-sitter and the embedders, which commands that do not search must not load.
+ * The front door of the derived index: everything outside src/lib/index/ reaches the per-topic
+ * store (head, segments, sync, compaction, scan, vectors, ann) and the topic-notes index through
+ * this module; the files behind it are private and may change shape. The BM25 engine itself is a
+ * separate package (./bm25/index.ts) with no knowledge of topics.
+ *
+ * Import this module lazily (`await import(...)`) from commands that do not search: it leads to
+ * the chunkers, hnswlib and the embedders (each loaded on first use), which cheap commands must
+ * not load.
  */
 import { readdir, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 
+import { TkomaError } from '../errors.js';
+import { withIndexLock } from '../lock.js';
 import { referencesDir } from '../store/root.js';
 import { listTopicIds, loadAllTopics } from '../store/topic-files.js';
+import type { VectorStatus } from '../vectors/status.js';
 import { embeddingCacheDir, indexDir, readMeta } from './layout.js';
-import { withIndexLock } from '../lock.js';
-import { removeNote } from './notes.js';
+import { removeNote } from './notes/index.js';
 import { diffByStat, hashFile, listTopicFiles } from './scan.js';
 import { listIndexedTopics, syncUnlocked, type SyncOptions, type SyncReport } from './sync.js';
 import { forgetTopicIndex, loadHead, removeTopicIndexDir } from './topic-index.js';
-import { TkomaError } from '../errors.js';
-import type { VectorStatus } from '../vectors/status.js';
 
-export { resolveEmbedder, requireEmbedder, parseRecordedKey, type ResolvedEmbedder } from './embedder.js';
-export { syncIndex, type SyncOptions, type SyncProgress, type SyncReport, type TopicSyncCounts } from './sync.js';
+export { lexicallyCurrent, syncIndex, type SyncOptions, type SyncProgress, type SyncReport, type TopicSyncCounts } from './sync.js';
+export {
+  annMetaFile,
+  forgetTopicIndex,
+  liveChunkCount,
+  loadHead,
+  loadHeadForReading,
+  loadTopicIndex,
+  nextGeneration,
+  saveHead,
+  searchLexical,
+  type TopicHead,
+  type TopicIndex,
+} from './topic-index.js';
+export { chunkTexts, type ChunkRecord, lexicalDocOf, readSegmentRecords, readTexts, type StoredChunk } from './segments.js';
+export { embeddingCacheDir, INDEX_FORMAT, indexDir, isRecord, notesIndexFile, readJsonSafe, readMeta, topicIndexDir, writeJsonAtomic, writeMeta } from './layout.js';
+export { AnnIndex } from './ann.js';
+export { FULL_MERGE_RATIO, MAX_SEGMENTS, planCompaction } from './compact.js';
+export { decodeVector, encodeVector, loadNotes, type NoteEntry, noteEmbedText, syncNotes } from './notes/index.js';
+
+/** The notes' in-memory BM25 (MiniSearch): loaded only when topics are ranked. */
+export const loadNotesLexical = (): Promise<typeof import('./notes/lexical.js')> => import('./notes/lexical.js');
 
 /** Drops a topic's index and its note (after `delete`). The files are the caller's business. */
 export async function removeTopicIndex(root: string, id: string): Promise<void> {
@@ -67,7 +92,7 @@ export async function rebuildIndex(root: string, opts: RebuildOptions = {}): Pro
     const head = await loadHead(root, id);
     if (head?.vectors) spaces.set(id, { key: head.vectors.key, dimension: head.vectors.dimension });
   }
-  const { loadNotes } = await import('./notes.js');
+  const { loadNotes } = await import('./notes/index.js');
   const oldNotes = await loadNotes(root);
   const notesSpace = oldNotes.key && oldNotes.dimension ? { key: oldNotes.key, dimension: oldNotes.dimension } : null;
   const report = await withIndexLock(

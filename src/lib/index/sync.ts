@@ -3,7 +3,7 @@
  * hash only what moved) runs for every topic; only topics with real changes load their full
  * index, re-chunk the changed files, embed chunk hashes the cache does not hold, and rewrite.
  */
-import { readdir, rm } from 'node:fs/promises';
+import { readdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 
 import type { Embedder } from '../embedding/types.js';
@@ -14,14 +14,14 @@ import { listTopicIds, readManifest } from '../store/topic-files.js';
 import { compactSegments } from './compact.js';
 import { INDEX_FORMAT, indexDir, readMeta, topicsIndexDir, writeMeta } from './layout.js';
 import { withIndexLock } from '../lock.js';
-import { syncNotes } from './notes.js';
+import { syncNotes } from './notes/index.js';
 import { chunkIdsOf, diffByStat, hashFile, listTopicFiles, looksBinary, MAX_INDEXED_BYTES, sha256Hex, type FileEntry } from './scan.js';
 import { type ChunkRecord, saveSegmentLex, writeSegment } from './segments.js';
 import {
   emptyHead,
   forgetTopicIndex,
   liveChunkCount,
-  loadHead,
+  loadHeadForReading,
   loadTopicIndex,
   nextGeneration,
   removeTopicIndexDir,
@@ -29,7 +29,7 @@ import {
   saveHeadOnly,
   type TopicHead,
 } from './topic-index.js';
-import { updateVectors } from './vectors.js';
+import { updateVectors } from './ann-sync.js';
 
 export interface SyncProgress {
   topic: string;
@@ -170,8 +170,10 @@ async function syncTopic(ctx: Ctx, id: string): Promise<TopicSyncCounts> {
   const dir = join(referencesDir(root), id);
   ctx.onProgress?.({ topic: id, phase: 'scan', done: 0, total: 1 });
   const onDisk = await listTopicFiles(dir);
-  const storedHead = await loadHead(root, id);
-  const head = storedHead ?? emptyHead(id);
+  // The shared copy readers get: a search right after this sync then parses head.json once, not
+  // twice. It is never mutated here; `head` gets its own file table before the first change.
+  const storedHead = await loadHeadForReading(root, id);
+  const head: TopicHead = storedHead ? { ...storedHead } : emptyHead(id);
   const diff = diffByStat(onDisk, head.files);
 
   // Hash only files whose size or mtime moved; same hash = touched, not changed.
@@ -185,6 +187,7 @@ async function syncTopic(ctx: Ctx, id: string): Promise<TopicSyncCounts> {
     }
     if (h.sha256 === head.files[path]!.sha256) {
       const st = onDisk.get(path)!;
+      if (!touched) head.files = { ...head.files };
       head.files[path] = { ...head.files[path]!, size: st.size, mtimeMs: st.mtimeMs };
       touched = true;
     } else {
@@ -262,11 +265,12 @@ async function syncTopic(ctx: Ctx, id: string): Promise<TopicSyncCounts> {
     const { chunkFile, roleForPath } = await import('../chunking/index.js');
     toIndex.sort();
     const fresh: ChunkRecord[] = [];
+    const reads = readAhead(toIndex, (path) => (changed.has(path) ? Promise.resolve(changed.get(path)!) : readOrNull(join(dir, path))));
     let done = 0;
     for (const path of toIndex) {
-      ctx.onProgress?.({ topic: id, phase: 'chunk', done: done++, total: toIndex.length });
+      ctx.onProgress?.({ topic: id, phase: 'chunk', done: done, total: toIndex.length });
       const st = onDisk.get(path)!;
-      const bytes = changed.get(path) ?? (await hashFile(join(dir, path)))?.bytes;
+      const bytes = await reads(done++);
       const previous = next.files[path];
       if (previous) dropped.push(...chunkIdsOf(path, previous));
       if (!bytes) {
@@ -324,6 +328,29 @@ async function syncTopic(ctx: Ctx, id: string): Promise<TopicSyncCounts> {
   return counts;
 }
 
+/**
+ * Reads of small files cost a few thread-pool round trips each (open, stat, read, close), so one
+ * at a time most of a create's index phase was waiting; keeping a few in flight overlaps them.
+ * `get(i)` must be called for i = 0, 1, 2… in order; at most `window` reads are pending or held.
+ */
+function readAhead(paths: readonly string[], read: (path: string) => Promise<Buffer | null>, window = 16): (i: number) => Promise<Buffer | null> {
+  const pending = new Map<number, Promise<Buffer | null>>();
+  let next = 0;
+  const fill = (upTo: number): void => {
+    for (; next < Math.min(paths.length, upTo); next++) pending.set(next, read(paths[next]!));
+  };
+  return async (i) => {
+    fill(i + window);
+    const p = pending.get(i)!;
+    pending.delete(i);
+    return p;
+  };
+}
+
+async function readOrNull(abs: string): Promise<Buffer | null> {
+  return readFile(abs).catch(() => null);
+}
+
 /** The space a topic's hnsw index held, from ann.json alone, when its head is lost. */
 async function servedSpace(root: string, id: string): Promise<TopicHead['vectors']> {
   const { readJsonSafe, isRecord } = await import('./layout.js');
@@ -341,7 +368,7 @@ export async function lexicallyCurrent(root: string, topicIds: string[]): Promis
   const meta = await readMeta(root);
   if (!meta || meta.format !== INDEX_FORMAT) return false;
   const { loadHeadForReading } = await import('./topic-index.js');
-  const { loadNotes } = await import('./notes.js');
+  const { loadNotes } = await import('./notes/index.js');
   const { lstat } = await import('node:fs/promises');
   const notes = await loadNotes(root);
   let cap: number | undefined;

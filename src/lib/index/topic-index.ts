@@ -15,7 +15,6 @@ import { isRecord, readJsonSafe, topicIndexDir, writeJsonAtomic } from './layout
 import type { FileEntry } from './scan.js';
 import { forgetSegments, loadSegment, removeSegmentFiles, type Segment, type StoredChunk } from './segments.js';
 
-export type { ChunkRecord, StoredChunk } from './segments.js';
 
 const TOPIC_FORMAT = 4; // 2: segments; 3: chunk counts instead of id lists; 4: chunker of issue 12 (test blocks, roles, no scraps)
 
@@ -225,7 +224,7 @@ export async function searchLexical(
   limit: number,
   accept?: (id: string) => boolean,
 ): Promise<{ id: string; score: number }[]> {
-  const { searchSegments } = await import('./bm25.js');
+  const { searchSegments } = await import('./bm25/index.js');
   const views = index.segments.map((s) => ({ segment: s.segment.lex, live: s.live }));
   return searchSegments(views, query, limit, accept ? { accept } : {}).map((h) => ({ id: h.id, score: h.score }));
 }

@@ -50,7 +50,7 @@ export interface Warm {
 
 async function ownWatcher(root: string, opts: WarmOptions): Promise<WarmState> {
   const { Gate } = await import('../serve/gate.js');
-  const { resolveEmbedder } = await import('../index/embedder.js');
+  const { resolveEmbedder } = await import('../embedding/root-embedder.js');
   const { startWatch } = await import('../watch.js');
   const { embedder } = await resolveEmbedder(root, { flag: opts.embedderFlag });
   const gate = new Gate();

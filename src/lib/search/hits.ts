@@ -204,7 +204,7 @@ type Texts = Map<ChunkRef['chunk'], string>;
 
 /** Adds the texts of chunks not in `texts` yet, read from their segments (a few small reads per query). */
 async function readTexts(refs: readonly ChunkRef[], texts: Texts): Promise<void> {
-  const { chunkTexts } = await import('../index/segments.js');
+  const { chunkTexts } = await import('../index/service.js');
   const byTopic = new Map<Opened, Set<ChunkRef['chunk']>>();
   for (const r of refs) {
     if (texts.has(r.chunk)) continue;

@@ -4,14 +4,14 @@
  */
 import type { Embedder } from '../embedding/types.js';
 import { TkomaError } from '../errors.js';
-import type { StoredChunk, TopicIndex } from '../index/topic-index.js';
+import type { StoredChunk, TopicIndex } from '../index/service.js';
 import { fileStatusOf } from '../store/model.js';
 import type { FileRecord, LoadedTopic } from '../store/topic-files.js';
 import { type FusedHit, type FusionCandidate, type FusionOptions, fuse, type RankedItem, vectorWeightFor } from './fusion.js';
 import type { SearchMode } from './search.js';
 import { translatedPaths } from './translations.js';
 
-export type LexicalSearch = typeof import('../index/topic-index.js').searchLexical;
+export type LexicalSearch = typeof import('../index/service.js').searchLexical;
 
 export interface Opened {
   root: string;
@@ -23,8 +23,7 @@ export interface Opened {
 /** Syncs the topics (cheap when nothing changed) and loads their indexes, repairing damage. */
 export async function openIndexes(root: string, topics: LoadedTopic[], embedder: Embedder | null, syncFiles: boolean): Promise<Opened[]> {
   if (topics.length === 0) return [];
-  const { syncIndex, lexicallyCurrent } = await import('../index/sync.js');
-  const { loadHeadForReading: loadHead, loadTopicIndex } = await import('../index/topic-index.js');
+  const { syncIndex, lexicallyCurrent, loadHeadForReading: loadHead, loadTopicIndex } = await import('../index/service.js');
   const sync = async (topicIds: string[], verify: boolean): Promise<void> => {
     // Nothing moved: no lock (a background builder may be applying vectors right now).
     if (!verify && (await lexicallyCurrent(root, topicIds))) return;

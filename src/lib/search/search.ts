@@ -172,7 +172,7 @@ export async function searchReferences(root: string, req: ReferenceSearchRequest
     searched = live;
   } else {
     await syncNotesQuietly(root, null);
-    const { loadNotes } = await import('../index/notes.js');
+    const { loadNotes } = await import('../index/service.js');
     const notesKey = spaces.off ? null : (await loadNotes(root)).key;
     const nq = notesKey ? await spaces.vectorIn(notesKey) : null;
     if (nq && 'qvec' in nq) used = nq;
@@ -197,7 +197,7 @@ export async function searchReferences(root: string, req: ReferenceSearchRequest
   if (mode === 'vector' && !chunkQuery) {
     throw new TkomaError('EMBEDDER_UNAVAILABLE', `vector mode needs chunk vectors: ${reason ?? 'none in this index yet'}`, { mode });
   }
-  const { searchLexical } = await import('../index/topic-index.js');
+  const { searchLexical } = await import('../index/service.js');
   const ranked = await rankChunks(question, indexes, chunkQuery?.embedder ?? null, chunkQuery?.qvec ?? null, searchLexical, limit, mode, req.roleBoosts);
   const results = await toReferenceHits(ranked.hits, ranked.refs, question, { limit, maxChars, explain: req.explain ?? false, now, ...(context !== undefined ? { context } : {}) });
 
@@ -206,7 +206,7 @@ export async function searchReferences(root: string, req: ReferenceSearchRequest
   if (answering) vector_search.embedder = answering.embedder.key;
   else vector_search.reason = reason ?? 'no vectors in this index yet: lexical search only';
   if (!spaces.off) {
-    const { liveChunkCount } = await import('../index/topic-index.js');
+    const { liveChunkCount } = await import('../index/service.js');
     const { vectorTarget } = await import('../vectors/status.js');
     const { pendingOf } = await import('../vectors/builder.js');
     const { vectorBuilder } = await import('../vectors/background.js');

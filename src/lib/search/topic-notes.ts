@@ -5,7 +5,7 @@
 import type { Embedder } from '../embedding/types.js';
 import { TkomaError } from '../errors.js';
 import { withIndexLock } from '../lock.js';
-import { decodeVector, loadNotes, type NoteEntry, syncNotes } from '../index/notes.js';
+import { decodeVector, loadNotes, type NoteEntry, syncNotes } from '../index/service.js';
 import { staleness } from '../store/model.js';
 import { rrf } from './fusion.js';
 import { bodySnippet } from './snippet.js';
@@ -67,7 +67,7 @@ export async function rankTopics(
   const eligible = Object.entries(notes.topics).filter(([, n]) => opts.includeObsolete || n.status !== 'obsolete');
   if (eligible.length === 0) return [];
 
-  const { createLexicalIndex, lexicalSearch, replaceDocs } = await import('../index/lexical.js');
+  const { createLexicalIndex, lexicalSearch, replaceDocs } = await (await import('../index/service.js')).loadNotesLexical();
   const lex = createLexicalIndex();
   replaceDocs(
     lex,

@@ -151,7 +151,7 @@ const isWatchLimit = (e: unknown): boolean => {
 async function preload(root: string, max: number): Promise<void> {
   if (max <= 0) return;
   const { loadAllTopics } = await import('../store/topic-files.js');
-  const { syncIndex } = await import('../index/sync.js');
+  const { syncIndex } = await import('../index/service.js');
   const { topics } = await loadAllTopics(root);
   const ids = topics.filter((x) => x.front.status !== 'obsolete').map((x) => x.front.id);
   for (const id of ids.slice(0, max)) {
@@ -178,7 +178,7 @@ export async function startServer(root: string, opts: ServerOptions = {}): Promi
   mkdirSync(dirname(infoFile), { recursive: true });
   await claimSocketPath(root, socketPath);
 
-  const { resolveEmbedder } = await import('../index/embedder.js');
+  const { resolveEmbedder } = await import('../embedding/root-embedder.js');
   const { embedder } = await resolveEmbedder(root, { flag: opts.embedderFlag });
   const gate = new Gate();
   const busyWaitMs = opts.busyWaitMs ?? DEFAULT_BUSY_WAIT_MS;

@@ -181,7 +181,7 @@ export async function runVectorWorker(root: string, opts: { log?: (line: string)
     } catch {
       // not permitted here: run at normal priority
     }
-    const { resolveEmbedder } = await import('../index/embedder.js');
+    const { resolveEmbedder } = await import('../embedding/root-embedder.js');
     const { buildVectors } = await import('./builder.js');
     const { chunkSetting, chunkVectorsFor } = await import('./space.js');
     let rounds = 0;

@@ -10,12 +10,25 @@
  */
 import { EmbeddingCache } from '../embedding/cache.js';
 import type { Embedder } from '../embedding/types.js';
-import { AnnIndex } from '../index/ann.js';
-import { embeddingCacheDir, isRecord, readJsonSafe } from '../index/layout.js';
+import {
+  AnnIndex,
+  annMetaFile,
+  embeddingCacheDir,
+  isRecord,
+  liveChunkCount,
+  loadHead,
+  loadNotes,
+  nextGeneration,
+  noteEmbedText,
+  readJsonSafe,
+  readSegmentRecords,
+  readTexts,
+  saveHead,
+  type StoredChunk,
+  syncNotes,
+  type TopicHead,
+} from '../index/service.js';
 import { withIndexLock } from '../lock.js';
-import { loadNotes, noteEmbedText, syncNotes } from '../index/notes.js';
-import { readSegmentRecords, readTexts, type StoredChunk } from '../index/segments.js';
-import { annMetaFile, liveChunkCount, loadHead, nextGeneration, saveHead, type TopicHead } from '../index/topic-index.js';
 import { listTopicIds } from '../store/topic-files.js';
 
 export interface BuildProgress {
@@ -319,8 +332,7 @@ export function pendingOf(head: TopicHead | null, key: string | null, chunks: bo
 /** Under the index lock: give topic notes their vectors of `space` from the cache (no model). */
 export async function restoreNotesFromCache(root: string, space: { key: string; dimension: number }, cache: EmbeddingCache): Promise<number> {
   await cache.open(space.key, space.dimension);
-  const { encodeVector } = await import('../index/notes.js');
-  const { notesIndexFile, writeJsonAtomic } = await import('../index/layout.js');
+  const { encodeVector, notesIndexFile, writeJsonAtomic } = await import('../index/service.js');
   return withIndexLock(root, async () => {
     const notes = await loadNotes(root);
     if (notes.key !== space.key) {
@@ -344,7 +356,7 @@ export async function restoreNotesFromCache(root: string, space: { key: string; 
 
 /** meta.json names the space the index is built in (what repairs fall back to when notes.json is lost). */
 async function recordSpaceInMeta(root: string, space: { key: string; dimension: number }, lockTimeoutMs?: number): Promise<void> {
-  const { readMeta, writeMeta, INDEX_FORMAT } = await import('../index/layout.js');
+  const { readMeta, writeMeta, INDEX_FORMAT } = await import('../index/service.js');
   await withIndexLock(
     root,
     async () => {

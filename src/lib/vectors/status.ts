@@ -2,8 +2,7 @@
  * What the vector side of a root looks like without starting any model: the target space, what
  * each topic serves and how many chunks still wait. Cheap: heads and the config only.
  */
-import { loadHead } from '../index/topic-index.js';
-import { loadNotes } from '../index/notes.js';
+import { loadHead, loadNotes } from '../index/service.js';
 import { readConfig } from '../store/config.js';
 import { envSetting } from '../settings.js';
 import { listTopicIds } from '../store/topic-files.js';

@@ -18,8 +18,8 @@
  * other-version buffer throws DAMAGED_STATE (the caller rebuilds) and search never reads out of
  * range.
  */
-import { TkomaError } from '../errors.js';
-import { SegmentData, segmentData, type Bm25Segment } from './bm25-segment.js';
+import { TkomaError } from '../../errors.js';
+import { SegmentData, segmentData, type Bm25Segment } from './segment.js';
 
 const MAGIC = 'TKBM25SG';
 /** Bump on any layout or term-pipeline change: older segments must be rebuilt, not misread. */

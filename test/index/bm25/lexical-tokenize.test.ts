@@ -6,7 +6,7 @@ import {
   DEFAULT_TOKENIZER,
   processTerm,
   tokenize,
-} from '../../src/lib/index/tokenize.js';
+} from '../../../src/lib/index/bm25/index.js';
 
 /** What the index stores for a text: raw tokens through processTerm, nulls dropped. */
 const terms = (text: string): string[] =>

@@ -6,8 +6,7 @@
  * for. A request for another embedder than the recorded one gets the recorded one and a warning.
  * Without a record, the config's provider (or the environment's) is used in memory only.
  */
-import type { Embedder, EmbedderProvider, EmbedderSettings } from '../embedding/types.js';
-import { TkomaError } from '../errors.js';
+import type { Embedder, EmbedderProvider, EmbedderSettings } from './types.js';
 import { readConfig } from '../store/config.js';
 import { settingEnv } from '../settings.js';
 import { forgetStarted, parseKey, startOnce } from '../vectors/space.js';
@@ -28,7 +27,7 @@ export const parseRecordedKey = parseKey;
 const PROVIDERS: readonly string[] = ['transformers', 'use-lite', 'ollama', 'openai'];
 
 export async function resolveEmbedder(root: string, opts: { flag?: string } = {}): Promise<ResolvedEmbedder> {
-  const { settingsFromEnv, createEmbedder, resolveAuto } = await import('../embedding/index.js');
+  const { settingsFromEnv, createEmbedder, resolveAuto } = await import('./index.js');
   const config = await readConfig(root);
   const settings = settingsFromEnv(process.env, config.embedding as Partial<EmbedderSettings>, opts.flag);
   const recorded = config.embedding.recorded;
@@ -85,15 +84,6 @@ export async function resolveEmbedder(root: string, opts: { flag?: string } = {}
     return { embedder: null, reason: messageOf(err) };
   }
   return embedder ? { embedder } : { embedder: null, reason: 'no embedder: lexical search only' };
-}
-
-/** Like resolveEmbedder, but an explicitly chosen embedder that cannot start is an error. */
-export async function requireEmbedder(root: string, opts: { flag?: string } = {}): Promise<ResolvedEmbedder> {
-  const r = await resolveEmbedder(root, opts);
-  if (!r.embedder && opts.flag && opts.flag !== 'none' && opts.flag !== 'auto') {
-    throw new TkomaError('EMBEDDER_UNAVAILABLE', r.reason ?? `embedder ${opts.flag} is unavailable`, { embedder: opts.flag });
-  }
-  return r;
 }
 
 function messageOf(err: unknown): string {

@@ -1,7 +1,7 @@
 /**
- * Query-time helpers of bm25.ts: a reusable score accumulator and a bounded top-k heap.
+ * Query-time helpers of query.ts: a reusable score accumulator and a bounded top-k heap.
  */
-import type { Bm25Hit } from './bm25.js';
+import type { Bm25Hit } from './query.js';
 
 /**
  * One score accumulator reused across queries: allocating (and later collecting) a fresh 800 kB

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { TkomaError } from '../../src/lib/errors.js';
+import { TkomaError } from '../../../src/lib/errors.js';
 import {
   buildSegment,
   BM25_FORMAT_VERSION,
@@ -13,7 +13,7 @@ import {
   type Bm25Doc,
   type Bm25Hit,
   type SegmentView,
-} from '../../src/lib/index/bm25.js';
+} from '../../../src/lib/index/bm25/index.js';
 
 /** A text-only doc under the default four-field layout [title, symbol, path, text]. */
 const doc = (id: string, text: string, title = '', symbol = '', path = ''): Bm25Doc => ({

@@ -1,7 +1,8 @@
 /**
- * A small in-memory MiniSearch BM25 index with the code-aware terms of tokenize.ts, for the topic
- * notes (a few hundred documents at most, built per query). Chunks use the segmented engine in
- * bm25.ts instead: MiniSearch's JSON index took ~14.5 s to load at 100k chunks.
+ * A small in-memory MiniSearch BM25 index over the topic notes only (a few hundred documents at
+ * most, built per query), with the code-aware terms of the BM25 engine's tokenizer. Chunks use
+ * the segmented engine in ../bm25/ instead: MiniSearch's JSON index took ~14.5 s to load at 100k
+ * chunks.
  */
 import MiniSearch, { type Options, type SearchOptions } from 'minisearch';
 import {
@@ -13,7 +14,7 @@ import {
   tokenize,
   type TermOptions,
   type TokenizerOptions,
-} from './tokenize.js';
+} from '../bm25/index.js';
 
 export interface LexicalDoc {
   id: string;

@@ -5,7 +5,7 @@ import {
   lexicalSearch,
   replaceDocs,
   type LexicalDoc,
-} from '../../src/lib/index/lexical.js';
+} from '../../../src/lib/index/notes/lexical.js';
 
 const filler = (n: number, seed: string): string =>
   Array.from({ length: n }, (_, i) => `${seed}${i % 7} word${(i * 13) % 29}`).join(' ');

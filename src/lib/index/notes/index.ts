@@ -7,13 +7,13 @@
 import { lstat, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
-import type { Embedder } from '../embedding/types.js';
-import { parseTopicMd } from '../store/frontmatter.js';
-import type { TopicFront } from '../store/model.js';
-import { referencesDir } from '../store/root.js';
-import { listTopicIds, TOPIC_FILE } from '../store/topic-files.js';
-import { embeddingCacheDir, isRecord, notesIndexFile, readJsonSafe, writeJsonAtomic } from './layout.js';
-import { sha256Hex } from './scan.js';
+import type { Embedder } from '../../embedding/types.js';
+import { parseTopicMd } from '../../store/frontmatter.js';
+import type { TopicFront } from '../../store/model.js';
+import { referencesDir } from '../../store/root.js';
+import { listTopicIds, TOPIC_FILE } from '../../store/topic-files.js';
+import { embeddingCacheDir, isRecord, notesIndexFile, readJsonSafe, writeJsonAtomic } from '../layout.js';
+import { sha256Hex } from '../scan.js';
 
 const NOTES_FORMAT = 1;
 
@@ -150,13 +150,13 @@ export async function syncNotes(root: string, embedder: Embedder | null): Promis
   if (!embedder && Object.values(notes.topics).some((e) => !e.vector)) {
     // No model at hand (every read, every lexical sync): a note that changed, or a notes index
     // rebuilt after damage, takes its vector from the embedding cache when the space has one.
-    const { readMeta } = await import('./layout.js');
+    const { readMeta } = await import('../layout.js');
     const meta = notes.key ? null : await readMeta(root);
     let key = notes.key ?? meta?.embedder ?? null;
     let dimension = notes.dimension ?? meta?.dimension ?? null;
     if (!key) {
       // meta.json lost too: the space a topic's chunk index holds.
-      const { loadHead } = await import('./topic-index.js');
+      const { loadHead } = await import('../topic-index.js');
       for (const id of ids) {
         const v = (await loadHead(root, id))?.vectors;
         if (v) {
@@ -167,7 +167,7 @@ export async function syncNotes(root: string, embedder: Embedder | null): Promis
       }
     }
     if (key && dimension) {
-      const { EmbeddingCache } = await import('../embedding/cache.js');
+      const { EmbeddingCache } = await import('../../embedding/cache.js');
       const cache = new EmbeddingCache(embeddingCacheDir(root));
       await cache.open(key, dimension);
       let restored = 0;
@@ -195,7 +195,7 @@ export async function syncNotes(root: string, embedder: Embedder | null): Promis
     const todo = Object.values(notes.topics).filter((e) => !e.vector);
     if (todo.length > 0) {
       try {
-        const { EmbeddingCache, embedWithCacheDetailed } = await import('../embedding/cache.js');
+        const { EmbeddingCache, embedWithCacheDetailed } = await import('../../embedding/cache.js');
         const cache = new EmbeddingCache(embeddingCacheDir(root));
         const stats = await embedWithCacheDetailed(
           embedder,

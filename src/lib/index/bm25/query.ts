@@ -3,17 +3,14 @@
  * segments (a base plus small deltas) and a liveness mask per segment decided by the caller;
  * searchSegments scores them as one corpus: N, the average length and every df are computed over
  * the live docs of all views at query time, so base + deltas with dead docs rank exactly like a
- * fresh build of the live docs. Storage lives in bm25-format.ts, building in bm25-segment.ts.
+ * fresh build of the live docs. Storage lives in format.ts, building in segment.ts.
  * Defaults were tuned by bench/lexical-quality.ts (see its header for the experiment table).
  */
-import { TkomaError } from '../errors.js';
-import { segmentData, type Bm25Segment, type SegmentData } from './bm25-segment.js';
-import { releaseScratch, takeScratch, TopK } from './bm25-topk.js';
+import { TkomaError } from '../../errors.js';
+import { segmentData, type Bm25Segment, type SegmentData } from './segment.js';
+import { releaseScratch, takeScratch, TopK } from './topk.js';
 import { processTerm, tokenize } from './tokenize.js';
 
-export { buildSegment, DEFAULT_BUILD } from './bm25-segment.js';
-export type { Bm25BuildParams, Bm25Doc, Bm25Segment } from './bm25-segment.js';
-export { BM25_FORMAT_VERSION, decodeSegment, encodeSegment } from './bm25-format.js';
 
 export interface Bm25QueryParams {
   /** Term-frequency saturation. */
