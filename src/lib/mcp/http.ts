@@ -48,6 +48,10 @@ async function readBody(req: IncomingMessage): Promise<unknown> {
   return text ? JSON.parse(text) : undefined;
 }
 
+/**
+ * Serves MCP over Streamable HTTP on 127.0.0.1:`port` until stopped.
+ * @public loaded with import() by src/cli/mcp.ts, which static analysis does not follow.
+ */
 export async function runHttp(opts: McpOptions, port: number, untilStopped: Promise<void>): Promise<void> {
   const { StreamableHTTPServerTransport } = await import('@modelcontextprotocol/sdk/server/streamableHttp.js');
   const { isInitializeRequest } = await import('@modelcontextprotocol/sdk/types.js');

@@ -220,7 +220,10 @@ export function createShared(opts: McpOptions): Shared {
   };
 }
 
-/** Serves one client over stdin/stdout until stdin closes or a signal arrives. */
+/**
+ * Serves one client over stdin/stdout until stdin closes or a signal arrives.
+ * @public loaded with import() by src/cli/mcp.ts, which static analysis does not follow.
+ */
 export async function runStdio(opts: McpOptions, untilStopped: Promise<void>): Promise<void> {
   const { StdioServerTransport } = await import('@modelcontextprotocol/sdk/server/stdio.js');
   const shared = createShared(opts);

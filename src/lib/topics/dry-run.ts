@@ -76,6 +76,10 @@ export interface RefreshDryRun {
   estimate: ApprovalEstimate | null;
 }
 
+/**
+ * What a refresh of one topic would add, change, remove and skip, fetched into a temporary folder; writes nothing.
+ * @public loaded with import() by src/commands/refresh.ts, which static analysis does not follow.
+ */
 export async function dryRunRefresh(root: string, id: string, opts: { progress: Progress; limits?: FetchLimits }): Promise<RefreshDryRun> {
   const staging = await mkdtemp(join(tmpdir(), 'tkoma-ref-dry-run-'));
   try {
