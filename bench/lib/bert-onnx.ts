@@ -9,6 +9,8 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
+import { attrFloat, attrInt, attrInts, bytes, concat, FLOAT, floats, INT8, INT64, int, msg, mulberry32, node, SPECIAL_TOKENS, str, tensor, valueInfo, wordPieceTokenizerJson } from '../../test/helpers/onnx-proto.js';
+
 export interface BertShape {
   layers: number;
   hidden: number;
@@ -20,82 +22,10 @@ export interface BertShape {
 
 export const BGE_SMALL: BertShape = { layers: 12, hidden: 384, heads: 12, intermediate: 1536, vocab: 30522, positions: 512 };
 
-// ---- protobuf ---------------------------------------------------------------------------------
-function varint(n: number | bigint): number[] {
-  let v = BigInt(n);
-  if (v < 0n) v += 1n << 64n;
-  const out: number[] = [];
-  do {
-    let b = Number(v & 0x7fn);
-    v >>= 7n;
-    if (v > 0n) b |= 0x80;
-    out.push(b);
-  } while (v > 0n);
-  return out;
-}
-const tag = (field: number, wire: number): number[] => varint((field << 3) | wire);
-function concat(parts: (number[] | Uint8Array)[]): Uint8Array {
-  const out = new Uint8Array(parts.reduce((s, p) => s + p.length, 0));
-  let o = 0;
-  for (const p of parts) {
-    out.set(p, o);
-    o += p.length;
-  }
-  return out;
-}
-const int = (field: number, n: number | bigint): Uint8Array => concat([tag(field, 0), varint(n)]);
-const bytes = (field: number, b: Uint8Array): Uint8Array => concat([tag(field, 2), varint(b.length), b]);
-const str = (field: number, s: string): Uint8Array => bytes(field, new TextEncoder().encode(s));
-const f32 = (field: number, v: number): Uint8Array => {
-  const b = new Uint8Array(4);
-  new DataView(b.buffer).setFloat32(0, v, true);
-  return concat([tag(field, 5), b]);
-};
-const msg = (field: number, ...parts: Uint8Array[]): Uint8Array => bytes(field, concat(parts));
-
-const FLOAT = 1;
-const INT8 = 3;
-const INT64 = 7;
-
-function tensorType(elemType: number, dims: (number | string)[]): Uint8Array {
-  const shapeDims = dims.map((d) => (typeof d === 'number' ? msg(1, int(1, d)) : msg(1, str(2, d))));
-  return msg(1, int(1, elemType), msg(2, ...shapeDims));
-}
-const valueInfo = (name: string, elemType: number, dims: (number | string)[]): Uint8Array => concat([str(1, name), bytes(2, tensorType(elemType, dims))]);
-
-function tensor(name: string, dims: number[], elemType: number, raw: Uint8Array): Uint8Array {
-  return concat([...dims.map((d) => int(1, d)), int(2, elemType), str(8, name), bytes(9, raw)]);
-}
-const floats = (name: string, dims: number[], v: Float32Array): Uint8Array => tensor(name, dims, FLOAT, new Uint8Array(v.buffer, v.byteOffset, v.byteLength));
-const int64s = (name: string, dims: number[], v: bigint[]): Uint8Array => {
-  const a = new BigInt64Array(v);
-  return tensor(name, dims, INT64, new Uint8Array(a.buffer));
-};
-
-type Attr = Uint8Array;
-const attrInt = (name: string, v: number): Attr => concat([str(1, name), int(3, v), int(20, 2)]);
-const attrFloat = (name: string, v: number): Attr => concat([str(1, name), f32(2, v), int(20, 1)]);
-const attrInts = (name: string, vs: number[]): Attr => concat([str(1, name), ...vs.map((v) => int(8, v)), int(20, 7)]);
-
-let counter = 0;
-function node(op: string, inputs: string[], outputs: string[], attrs: Attr[] = []): Uint8Array {
-  return concat([...inputs.map((i) => str(1, i)), ...outputs.map((o) => str(2, o)), str(3, `${op}_${counter++}`), str(4, op), ...attrs.map((a) => bytes(5, a))]);
-}
-
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+const int64s = (name: string, dims: number[], v: bigint[]): Uint8Array => tensor(name, dims, INT64, new Uint8Array(new BigInt64Array(v).buffer));
 
 /** Builds the graph; `quantized` turns every weight MatMul into DynamicQuantizeLinear + MatMulInteger. */
 export function bertOnnx(shape: BertShape, opts: { quantized?: boolean; seed?: number } = {}): Uint8Array {
-  counter = 0;
   const rand = mulberry32(opts.seed ?? 7);
   const random = (n: number, scale: number): Float32Array => {
     const out = new Float32Array(n);
@@ -226,11 +156,10 @@ export function bertOnnx(shape: BertShape, opts: { quantized?: boolean; seed?: n
 
 /** WordPiece vocabulary of `size` entries whose pieces split text about as often as a real one (2–3 chars a piece). */
 export function shapedVocab(size: number): string[] {
-  const specials = ['[PAD]', '[UNK]', '[CLS]', '[SEP]', '[MASK]'];
   const letters = 'abcdefghijklmnopqrstuvwxyz'.split('');
   const digits = '0123456789'.split('');
   const punct = '.,;:!?()[]{}<>=+-*/_\'"#&%$@|\\^~`'.split('');
-  const out = new Set<string>([...specials, ...letters, ...digits, ...punct, ...letters.map((l) => `##${l}`), ...digits.map((d) => `##${d}`)]);
+  const out = new Set<string>([...SPECIAL_TOKENS, ...letters, ...digits, ...punct, ...letters.map((l) => `##${l}`), ...digits.map((d) => `##${d}`)]);
   for (const a of letters) for (const b of letters) out.add(a + b);
   for (const a of letters) for (const b of letters) out.add(`##${a}${b}`);
   outer: for (const a of letters)
@@ -249,39 +178,9 @@ export function shapedVocab(size: number): string[] {
 /** Writes a model folder transformers.js loads offline: config, tokenizer, onnx/model.onnx or model_quantized.onnx. */
 export function writeBertShapedModel(dir: string, shape: BertShape = BGE_SMALL, opts: { quantized?: boolean; maxLength?: number } = {}): string {
   const vocab = shapedVocab(shape.vocab);
-  const ids = Object.fromEntries(vocab.map((t, i) => [t, i]));
   mkdirSync(join(dir, 'onnx'), { recursive: true });
   writeFileSync(join(dir, 'onnx', opts.quantized ? 'model_quantized.onnx' : 'model.onnx'), bertOnnx(shape, opts));
-  const special = (t: string) => ({ id: ids[t], content: t, single_word: false, lstrip: false, rstrip: false, normalized: false, special: true });
-  const specials = ['[PAD]', '[UNK]', '[CLS]', '[SEP]', '[MASK]'];
-  writeFileSync(
-    join(dir, 'tokenizer.json'),
-    JSON.stringify({
-      version: '1.0',
-      truncation: null,
-      padding: null,
-      added_tokens: specials.map(special),
-      normalizer: { type: 'BertNormalizer', clean_text: true, handle_chinese_chars: true, strip_accents: null, lowercase: true },
-      pre_tokenizer: { type: 'BertPreTokenizer' },
-      post_processor: {
-        type: 'TemplateProcessing',
-        single: [{ SpecialToken: { id: '[CLS]', type_id: 0 } }, { Sequence: { id: 'A', type_id: 0 } }, { SpecialToken: { id: '[SEP]', type_id: 0 } }],
-        pair: [
-          { SpecialToken: { id: '[CLS]', type_id: 0 } },
-          { Sequence: { id: 'A', type_id: 0 } },
-          { SpecialToken: { id: '[SEP]', type_id: 0 } },
-          { Sequence: { id: 'B', type_id: 1 } },
-          { SpecialToken: { id: '[SEP]', type_id: 1 } },
-        ],
-        special_tokens: {
-          '[CLS]': { id: '[CLS]', ids: [ids['[CLS]']], tokens: ['[CLS]'] },
-          '[SEP]': { id: '[SEP]', ids: [ids['[SEP]']], tokens: ['[SEP]'] },
-        },
-      },
-      decoder: { type: 'WordPiece', prefix: '##', cleanup: true },
-      model: { type: 'WordPiece', unk_token: '[UNK]', continuing_subword_prefix: '##', max_input_chars_per_word: 100, vocab: ids },
-    }),
-  );
+  writeFileSync(join(dir, 'tokenizer.json'), JSON.stringify(wordPieceTokenizerJson(vocab)));
   writeFileSync(
     join(dir, 'tokenizer_config.json'),
     JSON.stringify({ tokenizer_class: 'BertTokenizer', do_lower_case: true, model_max_length: opts.maxLength ?? shape.positions, pad_token: '[PAD]', unk_token: '[UNK]', cls_token: '[CLS]', sep_token: '[SEP]', mask_token: '[MASK]' }),
