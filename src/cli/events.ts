@@ -2,19 +2,11 @@
  * Words for people: the index's sync reports and the events of `watch` / `serve`, one line each
  * (machines get the JSON under --json). Pure: no clock, no streams.
  */
+import type { TopicSyncCounts } from '../lib/index/service.js';
 import { plural } from './values.js';
 
-interface Counts {
-  files: number;
-  chunks: number;
-  added: number;
-  changed: number;
-  removed: number;
-  embedded: number;
-  vectors: number;
-  repaired?: string[];
-  vector_error?: string;
-}
+/** A topic's sync counts; `repaired` is optional here because older servers may omit it. */
+type Counts = Omit<TopicSyncCounts, 'repaired'> & { repaired?: string[] };
 
 export interface SyncReportLike {
   topics: Record<string, Counts>;
