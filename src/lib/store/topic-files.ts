@@ -3,8 +3,8 @@
  * and `.tkoma-files.jsonl`, the tracked per-file metadata (source, role, size, hash, fetched_at)
  * that the seeds keep in a database. Writes go through temp file + rename.
  */
-import { existsSync } from 'node:fs';
-import { readdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { existsSync, type Stats } from 'node:fs';
+import { readdir, readFile, rename, stat, writeFile } from 'node:fs/promises';
 import { isAbsolute, join, posix, relative, resolve, sep } from 'node:path';
 
 import type { Role } from '../chunking/types.js';
@@ -76,16 +76,50 @@ export function topicExists(root: string, id: string): boolean {
 export async function readTopic(root: string, id: string): Promise<LoadedTopic> {
   const dir = topicDir(root, id);
   const file = join(dir, TOPIC_FILE);
+  const rel = relative(root, file) || file;
+  // Unchanged since the last read (same inode, size and mtime): no need to read it again.
+  const st = await stat(file).catch(() => null);
+  const hit = parsed.get(file);
+  if (st && hit && hit.ino === st.ino && hit.size === st.size && hit.mtimeMs === st.mtimeMs && hit.front.id === id) {
+    return { front: copyFront(hit.front), body: hit.body, dir };
+  }
   let text: string;
   try {
     text = await readFile(file, 'utf8');
   } catch {
     throw new TkomaError('TOPIC_NOT_FOUND', `no topic "${id}"`, { topic_id: id });
   }
-  const rel = relative(root, file) || file;
-  const { front, body } = parseTopicMd(text, rel);
+  const { front, body } = parseNote(file, text, rel, st);
   if (front.id !== id) throw idMismatch(rel, text, id, front.id);
   return { front, body, dir };
+}
+
+/**
+ * The last parse of each topic.md, reused while the file is unchanged (same inode, size and mtime,
+ * or the same text): a warm server reads the topics' notes for every search, and re-parsing a large
+ * `files` list cost about a millisecond a query. Callers get their own copy, so a command that edits
+ * the front never changes the cached one.
+ */
+const parsed = new Map<string, { text: string; front: TopicFront; body: string; ino: number; size: number; mtimeMs: number }>();
+
+function parseNote(file: string, text: string, rel: string, st: Stats | null): { front: TopicFront; body: string } {
+  const hit = parsed.get(file);
+  const at = st ? { ino: st.ino, size: st.size, mtimeMs: st.mtimeMs } : { ino: -1, size: -1, mtimeMs: -1 };
+  if (hit && hit.text === text) {
+    parsed.set(file, { ...hit, ...at });
+    return { front: copyFront(hit.front), body: hit.body };
+  }
+  const out = parseTopicMd(text, rel);
+  parsed.set(file, { text, front: copyFront(out.front), body: out.body, ...at });
+  return out;
+}
+
+/** A deep copy of a front (plain strings, numbers, arrays and small objects); far cheaper than structuredClone. */
+function copyFront(f: TopicFront): TopicFront {
+  const copy: TopicFront = { ...f, tags: [...f.tags], files: [...f.files], sources: f.sources.map((x) => (x.paths ? { ...x, paths: [...x.paths] } : { ...x })) };
+  if (f.created_by) copy.created_by = { ...f.created_by };
+  if (f.file_status) copy.file_status = f.file_status.map((e) => ({ ...e }));
+  return copy;
 }
 
 /**
