@@ -92,8 +92,13 @@ export function bowVector(text: string, dim: number): number[] {
 
 export interface EmbedServer {
   url: string;
-  /** Texts embedded, excluding the providers' one-text dimension probe. */
+  /** Texts embedded, excluding the providers' one-text dimension probe (recorded when answered). */
   texts: string[];
+  /** Each answer (but the dimension probe) waits this long; tests may change it between requests. */
+  delayMs: number;
+  /** Requests being answered now, and the most there ever were at once. */
+  inFlight: number;
+  maxInFlight: number;
   close(): Promise<void>;
 }
 
@@ -103,8 +108,9 @@ export async function startBowEmbedder(dim: number, model = 'bow-test'): Promise
   return { server, embedder: await createOllamaEmbedder({ provider: 'ollama', url: server.url, model }) };
 }
 
-export async function startEmbedServer(dim = 64): Promise<EmbedServer> {
-  const state: EmbedServer = { url: '', texts: [], close: async () => undefined };
+/** An Ollama-protocol server on 127.0.0.1 answering bag-of-words vectors, optionally slowly. */
+export async function startEmbedServer(dim = 64, opts: { delayMs?: number } = {}): Promise<EmbedServer> {
+  const state: EmbedServer = { url: '', texts: [], delayMs: opts.delayMs ?? 0, inFlight: 0, maxInFlight: 0, close: async () => undefined };
   const server: Server = createServer((req, res) => {
     const parts: Buffer[] = [];
     req.on('data', (c: Buffer) => parts.push(c));
@@ -114,9 +120,22 @@ export async function startEmbedServer(dim = 64): Promise<EmbedServer> {
         res.writeHead(404).end('{}');
         return;
       }
-      if (!(body.input.length === 1 && body.input[0] === 'dimension probe')) state.texts.push(...body.input);
-      res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ model: body.model, embeddings: body.input.map((t) => bowVector(t, dim)) }));
+      const input = body.input;
+      const probe = input.length === 1 && input[0] === 'dimension probe';
+      const answer = (): void => {
+        if (!probe) {
+          state.inFlight--;
+          state.texts.push(...input);
+        }
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ model: body.model, embeddings: input.map((t) => bowVector(t, dim)) }));
+      };
+      if (!probe) {
+        state.inFlight++;
+        state.maxInFlight = Math.max(state.maxInFlight, state.inFlight);
+      }
+      if (probe || state.delayMs <= 0) answer();
+      else setTimeout(answer, state.delayMs);
     });
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));

@@ -6,8 +6,6 @@
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -19,51 +17,7 @@ import { searchReferences } from '../../src/lib/search/search.js';
 import { spawnVectorWorker, vectorBuilder, workerCommand } from '../../src/lib/vectors/background.js';
 import { setEmbedder } from '../../src/lib/vectors/choice.js';
 import { vectorStatus } from '../../src/lib/vectors/status.js';
-import { bowVector, makeTmpRoot, writeTopic } from '../helpers/index-topics.js';
-
-interface SlowServer {
-  url: string;
-  texts: string[];
-  inFlight: number;
-  maxInFlight: number;
-  delayMs: number;
-  close(): Promise<void>;
-}
-
-async function startSlowServer(dim: number): Promise<SlowServer> {
-  const state: SlowServer = { url: '', texts: [], inFlight: 0, maxInFlight: 0, delayMs: 250, close: async () => undefined };
-  const server: Server = createServer((req, res) => {
-    const parts: Buffer[] = [];
-    req.on('data', (c: Buffer) => parts.push(c));
-    req.on('end', () => {
-      const body = JSON.parse(Buffer.concat(parts).toString('utf8') || '{}') as { input?: string[] };
-      const input = body.input ?? [];
-      const probe = input.length === 1 && input[0] === 'dimension probe';
-      if (!probe) {
-        state.inFlight++;
-        state.maxInFlight = Math.max(state.maxInFlight, state.inFlight);
-      }
-      setTimeout(
-        () => {
-          if (!probe) {
-            state.inFlight--;
-            state.texts.push(...input);
-          }
-          res.writeHead(200, { 'content-type': 'application/json' });
-          res.end(JSON.stringify({ embeddings: input.map((t) => bowVector(t, dim)) }));
-        },
-        probe ? 0 : state.delayMs,
-      );
-    });
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
-  state.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  state.close = async () => {
-    server.closeAllConnections();
-    await new Promise<void>((r) => server.close(() => r()));
-  };
-  return state;
-}
+import { type EmbedServer, makeTmpRoot, startEmbedServer, writeTopic } from '../helpers/index-topics.js';
 
 /** ~120 docs chunks and ~40 code chunks with distinct texts. */
 function manyFiles(): Record<string, string> {
@@ -97,14 +51,14 @@ function rawWorker(root: string): { pid: number; done: Promise<number | null>; o
   return { pid: child.pid!, done: new Promise((r) => child.on('close', (code) => r(code))), output: () => out };
 }
 
-let server: SlowServer;
+let server: EmbedServer;
 let root: string;
 let cleanup: () => void;
 const KEY = 'ollama:bow-bg:32';
 let chunkCount = 0;
 
 beforeAll(async () => {
-  server = await startSlowServer(32);
+  server = await startEmbedServer(32, { delayMs: 250 });
 });
 afterAll(async () => {
   await server.close();
