@@ -212,7 +212,9 @@ describe('a CLI with manners', () => {
     });
   });
 
-  describe.skipIf(!hasScript)('6. approval at a terminal', () => {
+  describe('6. approval at a terminal', () => {
+    it('has a pseudo-terminal to run in (`script`, from util-linux)', () => expect(hasScript).toBe(true));
+
     it('delete asks; "n" declines with DECLINED (exit 12), nothing changes', () => {
       const before = git(root, 'rev-parse', 'HEAD');
       const r = inTerminal(['delete', 'widgetron'], root, 'n\n');

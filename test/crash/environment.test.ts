@@ -5,7 +5,7 @@
  *
  * We run as root, so `chmod -R a-w` would not stop anything: the read-only root is a real
  * read-only bind mount, the full disk a real 4 MiB tmpfs, each made inside a private mount
- * namespace (`unshare -m`) that disappears with the command. Skipped where mounts are not allowed.
+ * namespace (`unshare -m`) that disappears with the command. It fails, saying so, where mounts are not allowed.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import { appendFileSync, mkdirSync, writeFileSync } from 'node:fs';
@@ -57,8 +57,8 @@ describe('environment failures', () => {
     await mustRun(['search', 'marmoset', '--json'], root); // the index is up to date: nothing pending
   });
 
-  it('a read-only root answers search, get and topic list; writers get READ_ONLY (exit 9) and nothing changes', (ctx) => {
-    if (!allowed) ctx.skip();
+  it('a read-only root answers search, get and topic list; writers get READ_ONLY (exit 9) and nothing changes', () => {
+    expect(allowed, 'this test needs a private mount namespace (`unshare -m`, as root)').toBe(true);
     const before = snapshot(root);
     const search = readOnly(root, ['search', 'marmoset', '--json']);
     expect(search.code, search.out).toBe(0);
@@ -80,8 +80,8 @@ describe('environment failures', () => {
     expect(snapshot(root)).toEqual(before);
   });
 
-  it("a full disk mid-update gives DISK_FULL (exit 10) and the operator's work back byte for byte", (ctx) => {
-    if (!allowed) ctx.skip();
+  it("a full disk mid-update gives DISK_FULL (exit 10) and the operator's work back byte for byte", () => {
+    expect(allowed, 'this test needs a private mount namespace (`unshare -m`, as root)').toBe(true);
     const target = join(root, 'references', 'target');
     appendFileSync(join(target, 'topic.md'), '\nOperator note, not committed.\n');
     writeFileSync(join(target, 'docs', 'guide.md'), '# Guide\n\nHand edit.\n');
