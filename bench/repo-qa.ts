@@ -4,10 +4,11 @@
  *   npm run bench:repo-qa -- [--repo minisearch,qs,...] [--embedder none] [--variant NAME] [--smoke] [--show]
  *                            [--role-boosts docs=1.1,example=1.1,test=0.8 --reuse --no-save]   (the role-prior sweep)
  *
- * bench/repo-qa/questions.json holds the questions a developer asks about five real repositories
+ * bench/repo-qa/questions.json holds the questions a developer asks about seven real repositories
  * (installed packages with their READMEs, sources and tests: minisearch, qs, web-tree-sitter,
- * express, zod), each with the files a person would open to answer it (grade 2 answers it, 1
- * helps), written from the docs before any search ran. Each package is committed as it is into a
+ * express, zod; retry and fast-json-stable-stringify for their example/ folders), each with the
+ * files a person would open to answer it (grade 2 answers it, 1 helps), written from the docs
+ * before any search ran. Each package is committed as it is into a
  * git repository (zod: its src/ and README, as its repository holds them) and fetched over
  * file:// through `topic create --yes`, the way a user would; every question goes through
  * `searchReferences` on that topic. Reported per repository:
@@ -106,6 +107,15 @@ export interface RepoQaOptions {
   reuse?: boolean;
 }
 
+/** The command that reproduces a run, as the report prints it. */
+function commandLine(opts: RepoQaOptions): string {
+  const args: string[] = [];
+  if (opts.smoke) args.push('--smoke');
+  if (opts.variant) args.push(`--variant '${opts.variant}'`);
+  if (opts.roleBoosts) args.push(`--role-boosts ${Object.entries(opts.roleBoosts).map(([k, v]) => `${k}=${v}`).join(',')}`);
+  return `npm run bench:repo-qa${args.length ? ` -- ${args.join(' ')}` : ''}`;
+}
+
 export async function runRepoQa(opts: RepoQaOptions): Promise<BenchRecord[]> {
   const set = loadQuestions(opts.questionsFile);
   const embedder = opts.embedder ?? 'none';
@@ -169,7 +179,7 @@ export async function runRepoQa(opts: RepoQaOptions): Promise<BenchRecord[]> {
       files: files.length,
       chunks,
       query_mean_ms: round(mean(times)),
-      ...stamp(`npm run bench:repo-qa${opts.smoke ? ' -- --smoke' : ''}${opts.variant ? ` -- --variant ${opts.variant}` : ''}`),
+      ...stamp(commandLine(opts)),
       ...(opts.smoke ? { note: 'smoke subset' } : {}),
     });
   }

@@ -231,7 +231,7 @@ const SECTIONS: { bench: BenchName; title: string; table: (rs: readonly BenchRec
     title: 'Answers from real repositories (repo-qa)',
     table: repoQaTable,
     about:
-      'bench/repo-qa/questions.json: questions a developer asks about five real repositories (installed packages committed as git repositories and fetched over file:// through `topic create`), each with the files a person would open to answer it, written from the docs before any run. top-3 useful = share of questions with a graded file among the first 3 hits; nDCG@10 over distinct files (best rank per file); scraps = hits of fewer than 3 non-blank lines among the first 3; duplicate = first 3 hits holding the same text twice. `lexical (before)` is the code at 8ce9fd9.',
+      'bench/repo-qa/questions.json: questions a developer asks about seven real repositories (installed packages committed as git repositories and fetched over file:// through `topic create`; retry and fast-json-stable-stringify were added for their example/ folders, with their questions written before any run), each with the files a person would open to answer it, written from the docs before any run. top-3 useful = share of questions with a graded file among the first 3 hits; nDCG@10 over distinct files (best rank per file); scraps = hits of fewer than 3 non-blank lines among the first 3; duplicate = first 3 hits holding the same text twice. `lexical (before)` is the code at 8ce9fd9 (its src/ run by the bench of 2b1f871 in a scratch copy, on today\'s questions); `lexical (examples ×1.1)` is today\'s code with examples at the docs weight they had before the example prior was measured (see fusion.ts).',
   },
   {
     bench: 'latency',

@@ -8,6 +8,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 
 import { loadQuestions, packageFiles, runRepoQa } from '../../bench/repo-qa.js';
 import { metric } from '../../bench/lib/records.js';
+import { roleForPath } from '../../src/lib/chunking/paths.js';
 import { tmpDir } from '../helpers/fixtures.js';
 
 const tmp = tmpDir('tkoma-repo-qa-');
@@ -19,6 +20,10 @@ describe('repo-qa questions', () => {
     expect(set.questions.length).toBeGreaterThanOrEqual(40);
     expect(new Set(set.questions.map((q) => q.repo)).size).toBeGreaterThanOrEqual(4);
     expect(new Set(set.questions.map((q) => q.id)).size).toBe(set.questions.length);
+  });
+  it('judges example files, so the example prior is measured', () => {
+    const judged = set.questions.flatMap((q) => Object.entries(q.relevant).filter(([p, g]) => g === 2 && roleForPath(p) === 'example'));
+    expect(judged.length).toBeGreaterThanOrEqual(3);
   });
   it('judges only files the repositories hold', () => {
     for (const spec of set.repos) {

@@ -191,3 +191,42 @@ describe('line endings and byte order marks', () => {
     expect(chunks.every((c) => !c.text.endsWith('\r'))).toBe(true);
   });
 });
+
+describe('bare headings never stand alone (issue 12)', () => {
+  const sentences = (n: number, seed: string): string => Array.from({ length: n }, (_, i) => `The ${seed} step ${i} explains the retry timing in detail.`).join(' ');
+  const headingOnly = (text: string): boolean => text.split('\n').every((l) => l.trim() === '' || /^#{1,6}(\s|$)/.test(l));
+  const cases: Record<string, string> = {
+    'a heading straight before a subsection too big to share': `## Foo\n\n### Bar\n\n${sentences(40, 'bar')}\n`,
+    'a chain of headings before one body': `# A\n## B\n### C\n\n${sentences(60, 'c')}\n`,
+    'a heading at the end of the file': `# Doc\n\n${sentences(40, 'doc')}\n\n## Trailing\n`,
+    'an empty section between two big ones': `# Doc\n\n${sentences(40, 'doc')}\n\n## Empty\n\n## Next\n\n${sentences(40, 'next')}\n`,
+    'a heading whose first line is longer than a chunk': `## Head\n${'word '.repeat(700)}\n`,
+    'a heading before a big code fence': `## Setup\n\n\`\`\`sh\n${'npm install thing\n'.repeat(400)}\`\`\`\n`,
+  };
+  for (const [name, md] of Object.entries(cases)) {
+    it(name, () => {
+      const chunks = chunkMarkdown('doc.md', md);
+      expectWellFormed(md, chunks);
+      expectExactCover(md, chunks);
+      expect(chunks.length).toBeGreaterThan(1);
+      for (const c of chunks) expect(headingOnly(c.text), c.text).toBe(false);
+    });
+  }
+
+  it('the headings lead the text they were cut from, and the title names them', () => {
+    const chunks = chunkMarkdown('doc.md', cases['a heading straight before a subsection too big to share']!);
+    expect(chunks[0]!.text.startsWith('## Foo\n\n### Bar\n\nThe bar step 0')).toBe(true);
+    expect(chunks[0]!.title).toBe('Foo > Bar');
+    const tail = chunkMarkdown('doc.md', cases['a heading at the end of the file']!);
+    expect(tail[tail.length - 1]!.text.endsWith('## Trailing')).toBe(true);
+    expect(tail[tail.length - 1]!.title).toBe('Doc > Trailing');
+    for (const c of tail) expect(c.text.length).toBeLessThanOrEqual(1600);
+  });
+
+  it('a file of nothing but headings stays one small chunk', () => {
+    const md = '# A\n\n## B\n\n### C\n';
+    const chunks = chunkMarkdown('doc.md', md, { minChars: 0 });
+    expect(chunks).toHaveLength(1);
+    expect(chunks[0]!.text).toBe('# A\n\n## B\n\n### C');
+  });
+});

@@ -167,3 +167,68 @@ describe('skipped files: recorded, counted, explained; dry runs write nothing', 
     expect(git(root, 'show', '--stat', '--format=', 'HEAD')).toContain('.tkoma-skipped.jsonl');
   });
 });
+
+describe('the repository’s own .gitattributes decide what is generated or vendored', () => {
+  const tmp = tmpDir('tkoma-gitattributes-');
+  const root = join(tmp.path, 'kb');
+  const id = 'topic-marked';
+  let request: Record<string, unknown>;
+  let url: string;
+
+  beforeAll(async () => {
+    const repo = makeRepo(join(tmp.path, 'upstream'), {
+      'package.json': '{"name":"marked"}\n',
+      'README.md': '# Marked\n\nA client for the orders API.\n',
+      '.gitattributes': '# what GitHub should not count\napi/generated/** linguist-generated\n*.snap linguist-generated=true\nthird/** linguist-vendored\ndist/** -linguist-generated\n',
+      'api/generated/client.ts': 'export function listOrders(): Promise<Order[]> {\n  return fetchJson("/orders");\n}\n',
+      'api/handwritten.ts': 'export function retryOrders(times: number): number {\n  return times + 1;\n}\n',
+      'src/view.snap': 'exports[`view 1`] = `<div>orders</div>`;\n',
+      'third/lib/util.js': 'module.exports = function clamp(n) {\n  return Math.max(0, n);\n};\n',
+      'dist/index.js': 'export function ordersEntry() {\n  return "orders";\n}\n',
+      'pkg/web/.gitattributes': '*.js linguist-vendored\nown.js -linguist-vendored\n',
+      'pkg/web/lib.js': 'export const copied = 1;\n',
+      'pkg/web/own.js': 'export const written = 1;\n',
+    });
+    // A server that honours the blob filter: the attributes files must be downloaded on purpose.
+    git(repo.dir, 'config', 'uploadpack.allowFilter', 'true');
+    url = repo.url;
+    request = { title: 'Marked', body: '# Marked\n\nOrders client.\n', sources: [{ type: 'git', url }], topic_id: id };
+    expect((await cli(['init', '--json'], { root })).code).toBe(0);
+  });
+  afterAll(() => tmp.cleanup());
+
+  it('phase 1 counts the marked files under generated and vendored', async () => {
+    const r = await cli(['topic', 'create', '--json', '--input', JSON.stringify(request)], { root });
+    expect(r.code, r.stderr).toBe(4);
+    expect(r.json.skipped.by_reason).toMatchObject({ generated: 2, vendored: 2 });
+    expect(r.json.skipped.by_folder).toEqual(expect.arrayContaining([{ folder: 'api/generated/', count: 1, by_reason: { generated: 1 } }]));
+  });
+
+  it('create skips them, records them with their reason, and keeps what the repository un-marks', async () => {
+    const r = await cli(['topic', 'create', '--json', '--yes', '--input', JSON.stringify(request)], { root });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.json.skipped.by_reason).toMatchObject({ generated: 2, vendored: 2 });
+    const dir = join(root, 'references', id);
+    for (const kept of ['README.md', 'api/handwritten.ts', 'dist/index.js', 'pkg/web/own.js']) expect(existsSync(join(dir, kept)), kept).toBe(true);
+    const records = readFileSync(join(dir, '.tkoma-skipped.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { path: string; reason: string });
+    const byPath = Object.fromEntries(records.map((x) => [x.path, x.reason]));
+    expect(byPath).toMatchObject({
+      'api/generated/client.ts': 'generated',
+      'src/view.snap': 'generated',
+      'third/lib/util.js': 'vendored',
+      'pkg/web/lib.js': 'vendored',
+    });
+    expect(Object.keys(byPath)).not.toContain('dist/index.js');
+    expect(Object.keys(byPath)).not.toContain('pkg/web/own.js');
+  });
+
+  it('get on a marked path answers SKIPPED with its reason', async () => {
+    const gen = await cli(['get', '--topic', id, '--path', 'api/generated/client.ts', '--json'], { root });
+    expect(gen.code).toBe(3);
+    expect(gen.json.error).toMatchObject({ code: 'SKIPPED', path: 'api/generated/client.ts', reason: 'generated', source: url });
+    const vendored = await cli(['get', '--topic', id, '--path', 'pkg/web/lib.js', '--json'], { root });
+    expect(vendored.json.error).toMatchObject({ code: 'SKIPPED', reason: 'vendored' });
+    const kept = await cli(['get', '--topic', id, '--path', 'dist/index.js', '--json'], { root });
+    expect(kept.json.content).toContain('ordersEntry');
+  });
+});

@@ -1,4 +1,6 @@
+import { attachBareHeadings, type Piece } from './markdown-bare.js';
 import { scanProse, type ProseScan } from './markdown-scan.js';
+import { textBoundaries } from './markdown-text.js';
 import { docLanguageForPath, proseDialect } from './paths.js';
 import type { Chunk } from './types.js';
 import {
@@ -92,19 +94,6 @@ function blocksOf(idx: LineIndex, scan: ProseScan, a: number, b: number): Block[
   return blocks;
 }
 
-/** Offsets in [s, e) where a text block may be cut: line starts and sentence ends. */
-function textBoundaries(content: string, s: number, e: number): number[] {
-  const cuts = new Set<number>();
-  for (let i = content.indexOf('\n', s); i !== -1 && i < e - 1; i = content.indexOf('\n', i + 1)) cuts.add(i + 1);
-  const sentence = /[.!?。！？]["'”’)\]]*\s+/g;
-  sentence.lastIndex = s;
-  for (let m = sentence.exec(content); m && m.index < e; m = sentence.exec(content)) {
-    const at = m.index + m[0].length;
-    if (at < e) cuts.add(at);
-  }
-  return [...cuts].sort((x, y) => x - y);
-}
-
 /** Packs the pieces of an oversized text block: whole lines / sentences up to max, hard cuts below that. */
 function splitText(content: string, s: number, e: number, maxChars: number): Array<[number, number]> {
   // Aim for even pieces rather than full ones followed by a scrap.
@@ -171,20 +160,19 @@ export function chunkMarkdown(path: string, content: string, opts: ChunkOptions 
   const scan = scanProse(idx, proseDialect(path));
   const meta: ChunkMeta = { path, role: 'docs', language: docLanguageForPath(path) };
   const name = basename(path);
-  const chunks: Chunk[] = [];
+  const pieces: Piece[] = [];
   for (const group of mergeSections(idx, sectionsOf(idx, scan, name), o)) {
-    const title = groupTitle(group.map((g) => g.path));
     const first = group[0];
     const last = group[group.length - 1];
+    const paths = group.map((g) => g.path);
     // Merged groups fit by construction; only a lone section can be oversized.
-    const pieces: Array<[number, number]> =
-      idx.size(first.start, last.end) <= o.maxChars
-        ? [[idx.start(first.start), idx.end(last.end)]]
-        : splitSection(idx, scan, first, o);
-    for (const [s, e] of pieces) {
-      const c = makeChunk(idx, s, e, meta, { title, kind: 'section' });
-      if (c) chunks.push(c);
-    }
+    if (idx.size(first.start, last.end) <= o.maxChars) pieces.push({ s: idx.start(first.start), e: idx.end(last.end), paths });
+    else for (const [s, e] of splitSection(idx, scan, first, o)) pieces.push({ s, e, paths });
+  }
+  const chunks: Chunk[] = [];
+  for (const p of attachBareHeadings(idx, scan, pieces, o.maxChars)) {
+    const c = makeChunk(idx, p.s, p.e, meta, { title: groupTitle(p.paths), kind: 'section' });
+    if (c) chunks.push(c);
   }
   return chunks;
 }

@@ -64,8 +64,8 @@ export const DOCS_BOOST = 1.1;
 export const PROBLEMATIC_FACTOR = 0.5;
 
 /**
- * Role priors (issue 12), multiplying the fused score like the docs boost: docs and examples win
- * close calls against code, tests lose them. Chosen on bench/repo-qa (55 natural-language
+ * Role priors (issue 12), multiplying the fused score like the docs boost: docs win close calls
+ * against code, tests lose them, examples (measured below) get no prior. Chosen on bench/repo-qa (55 natural-language
  * questions about minisearch, qs, web-tree-sitter, express and zod; lexical; test files cut by
  * test block), `npm run bench:repo-qa -- --reuse --no-save --role-boosts docs=…,example=…,test=…`:
  *
@@ -83,11 +83,29 @@ export const PROBLEMATIC_FACTOR = 0.5;
  *
  * Tests: ×0.6 takes nearly all of the gain; ×0.5 adds 0.004 and would hide tests even when a
  * question matches one far better. Docs: 1.1 to 1.3 are within 0.005 at equal test weight, so the
- * measured 1.1 stays (SciFact/CoSQA are all one role and cannot tell). Examples: none of these
- * repositories has an examples/ folder, so their weight is not measured here; they take the docs
- * weight, as both are written for a reader.
+ * measured 1.1 stays (SciFact/CoSQA are all one role and cannot tell).
+ *
+ * Examples: measured on two more repositories that have an example/ folder (retry, 12 questions;
+ * fast-json-stable-stringify, 7), written from their READMEs before any run; 74 questions in all,
+ * docs 1.1, test 0.6, `--role-boosts example=…`:
+ *
+ *   example   retry nDCG@10   fast-json-stable-stringify   zod     all 74: nDCG@10 (top 3 useful)
+ *   0.6       0.936           0.822                        0.535   0.823 (0.959)
+ *   0.8       0.943           0.833                        0.535   0.826 (0.959)
+ *   0.9       0.943           0.846                        0.535   0.827 (0.959)
+ *   1.0       0.940           0.850                        0.535   0.827 (0.959)   ← chosen
+ *   1.1       0.930           0.856                        0.527   0.824 (0.959)   (the docs weight, before)
+ *   1.4       0.924           0.859                        0.527   0.824 (0.959)
+ *   1.6       0.919           0.859                        0.527   0.823 (0.959)
+ *
+ * The two pull opposite ways: in retry the README already holds each example and the example file
+ * takes a README section's place; in fast-json-stable-stringify an example file is the answer
+ * (key_cmp.js, nested.js) and climbs with the weight. Zod's change is one test file whose name
+ * says "examples" (codec-examples.test.ts), taken for an example. The peak is flat (0.9–1.0, a
+ * few ranks on 19 questions) and top 3 never moves, so examples take the neutral weight: no
+ * prior, ranked on their text like code.
  */
-export const ROLE_BOOSTS: Readonly<Record<Role, number>> = { docs: DOCS_BOOST, example: DOCS_BOOST, code: 1, test: 0.6 };
+export const ROLE_BOOSTS: Readonly<Record<Role, number>> = { docs: DOCS_BOOST, example: 1, code: 1, test: 0.6 };
 
 /** Translated copies of docs (translations/, i18n/, docs/<lang>/ beside an English copy) sink below the original. */
 export const TRANSLATION_FACTOR = 0.7;

@@ -4,6 +4,8 @@
  * (which also sees the first bytes of each file).
  */
 
+import type { LinguistMarks } from './git-attributes.js';
+
 export const DEFAULT_MAX_FILE_BYTES = 1024 * 1024;
 /** How many leading bytes binary detection looks at (git itself looks at 8,000). */
 export const BINARY_SNIFF_BYTES = 8192;
@@ -33,6 +35,12 @@ export interface SkipOptions {
    * Binary, symlink, VCS and size rules never do.
    */
   requested?: boolean;
+  /**
+   * What the repository's `.gitattributes` say about this path (git-attributes.ts): a mark skips
+   * it as generated or vendored; an explicit un-mark keeps it against the name and content rules
+   * of that kind.
+   */
+  marks?: LinguistMarks;
 }
 
 const VCS_DIRS = new Set(['.git', '.hg', '.svn']);
@@ -197,32 +205,41 @@ export function skipReason(
   // Lower-cased: case-insensitive file systems (and git's own path checks) treat .GIT as .git.
   if (dirs.some((d) => VCS_DIRS.has(d.toLowerCase())) || GIT_CONTROL_FILES.has(lowerName)) return 'vcs';
   if (!opts.requested) {
-    const reason = evidenceByName(path, opts.outputDirs ?? outputFolders([path]));
+    const reason = evidenceByName(path, opts.outputDirs ?? outputFolders([path]), opts.marks);
     if (reason) return reason;
   }
   if (BINARY_EXTENSIONS.has(extensionOf(name))) return 'binary';
   const max = opts.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES;
   if (Number.isFinite(bytes) && bytes >= 0 && bytes > max) return 'too_large';
   if (head && looksBinary(head)) return 'binary';
-  if (!opts.requested && head && looksGenerated(head, lowerName)) return 'generated';
+  if (!opts.requested && opts.marks?.generated !== false && head && looksGenerated(head, lowerName)) return 'generated';
   return null;
 }
 
-/** What the path alone says about a file: in node_modules, vendored, build output, a lock file, a generated name. */
-function evidenceByName(path: string, outputDirs: ReadonlySet<string>): SkipReason | null {
+/**
+ * What the path alone says about a file: in node_modules, vendored, build output, a lock file, a
+ * generated name; the repository's own marks come first and can overrule the vendored and
+ * generated guesses.
+ */
+function evidenceByName(path: string, outputDirs: ReadonlySet<string>, marks: LinguistMarks = {}): SkipReason | null {
+  if (marks.vendored) return 'vendored';
+  if (marks.generated) return 'generated';
   const parts = path.split('/');
   const lowerName = parts[parts.length - 1]!.toLowerCase();
   const dirs = parts.slice(0, -1);
-  if (dirs.includes('node_modules')) return 'node_modules';
-  if (dirs.some((d) => VENDOR_DIRS.has(d))) return 'vendored';
-  if (inOutputFolder(path, outputDirs)) return 'generated';
+  if (marks.vendored !== false) {
+    if (dirs.includes('node_modules')) return 'node_modules';
+    if (dirs.some((d) => VENDOR_DIRS.has(d))) return 'vendored';
+  }
+  if (marks.generated !== false && inOutputFolder(path, outputDirs)) return 'generated';
   if (LOCKFILES.has(lowerName) || lowerName.endsWith('.lock')) return 'lockfile';
   if (
-    /\.min\.(js|mjs|cjs|css)$/.test(lowerName) ||
-    lowerName.endsWith('.map') ||
-    lowerName.endsWith('.pb.go') ||
-    /_pb2(_grpc)?\.pyi?$/.test(lowerName) ||
-    /_generated\.[^./]+$/.test(lowerName)
+    marks.generated !== false &&
+    (/\.min\.(js|mjs|cjs|css)$/.test(lowerName) ||
+      lowerName.endsWith('.map') ||
+      lowerName.endsWith('.pb.go') ||
+      /_pb2(_grpc)?\.pyi?$/.test(lowerName) ||
+      /_generated\.[^./]+$/.test(lowerName))
   ) {
     return 'generated';
   }
@@ -231,12 +248,18 @@ function evidenceByName(path: string, outputDirs: ReadonlySet<string>): SkipReas
 
 /**
  * True when the user asked for this file despite the evidence rules: `paths` names the file
- * itself, or a folder that lies inside a skipped area (`dist/`, `node_modules/left-pad/`), so
- * asking for `src/` never brings in `src/vendor/`.
+ * itself, or a folder that lies inside a skipped area (`dist/`, `node_modules/left-pad/`, a folder
+ * the repository marks `gen/** linguist-generated`), so asking for `src/` never brings in
+ * `src/vendor/`.
  */
-export function requestedExplicitly(path: string, paths: readonly string[] | undefined, outputDirs: ReadonlySet<string>): boolean {
+export function requestedExplicitly(
+  path: string,
+  paths: readonly string[] | undefined,
+  outputDirs: ReadonlySet<string>,
+  marksOf: (path: string) => LinguistMarks = () => ({}),
+): boolean {
   if (!paths) return false;
-  return paths.some((p) => p === path || (p.endsWith('/') && path.startsWith(p) && evidenceByName(`${p}x`, outputDirs) !== null));
+  return paths.some((p) => p === path || (p.endsWith('/') && path.startsWith(p) && evidenceByName(`${p}x`, outputDirs, marksOf(`${p}x`)) !== null));
 }
 
 const LANGUAGES: Record<string, string> = {

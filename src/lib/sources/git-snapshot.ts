@@ -8,10 +8,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { TkomaError } from '../errors.js';
 import { unsafePathReason } from '../safety/paths.js';
+import { linguistMarks, type AttributesFile, type LinguistMarks } from './git-attributes.js';
 import { outputFolders, requestedExplicitly, skipReason } from './git-filter.js';
 import { allowsFile, type GitCallOptions } from './git-remote.js';
 import { DEFAULT_NETWORK_TIMEOUT_MS, GitFailure, gitError, runGit, summariseGitStderr } from './git-run.js';
-import { fetchBlobs, isSelected, listTree, presentBlobSizes, unmatchedPaths, type TreeEntry } from './git-tree.js';
+import { fetchBlobs, isSelected, listTree, presentBlobSizes, readBlobs, unmatchedPaths, type TreeEntry } from './git-tree.js';
 import { repoDisplayName } from './git-url.js';
 
 export interface Skipped {
@@ -39,12 +40,14 @@ export interface Snapshot {
   requested: ReadonlySet<string>;
   /** Blob id of every selected path, to give skipped files their size. */
   oids: Map<string, string>;
+  /** What the tree's `.gitattributes` files mark each path as (linguist-generated, linguist-vendored). */
+  marksOf: (path: string) => LinguistMarks;
   opts: GitCallOptions;
 }
 
 /** Options for skipReason on one candidate of the snapshot. */
-export function ruleContext(snap: Snapshot, path: string): { outputDirs: ReadonlySet<string>; requested: boolean } {
-  return { outputDirs: snap.outputDirs, requested: snap.requested.has(path) };
+export function ruleContext(snap: Snapshot, path: string): { outputDirs: ReadonlySet<string>; requested: boolean; marks: LinguistMarks } {
+  return { outputDirs: snap.outputDirs, requested: snap.requested.has(path), marks: snap.marksOf(path) };
 }
 
 /** Fills in the size of each skipped file whose blob is present. */
@@ -58,8 +61,12 @@ export function withSizes(snap: Snapshot, skipped: Skipped[]): Skipped[] {
 
 const byPath = (a: TreeEntry, b: TreeEntry) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0);
 
-/** Splits a tree listing by the user's paths and the name-based skip rules. */
-export function classify(entries: TreeEntry[], paths: string[] | undefined): Pick<Snapshot, 'candidates' | 'skipped' | 'missing' | 'outputDirs' | 'requested' | 'oids'> {
+/** Splits a tree listing by the user's paths, the repository's marks and the name-based skip rules. */
+export function classify(
+  entries: TreeEntry[],
+  paths: string[] | undefined,
+  marksOf: (path: string) => LinguistMarks = () => ({}),
+): Pick<Snapshot, 'candidates' | 'skipped' | 'missing' | 'outputDirs' | 'requested' | 'oids'> {
   const candidates: TreeEntry[] = [];
   const skipped: Skipped[] = [];
   // Package roots and output folders are judged on the whole tree, whatever `paths` selects.
@@ -75,8 +82,10 @@ export function classify(entries: TreeEntry[], paths: string[] | undefined): Pic
     }
     if (e.type !== 'blob') continue;
     // A crafted tree can hold names no checkout would make (`..`, control characters): never written.
-    const asked = requestedExplicitly(e.path, paths, outputDirs);
-    const reason = unsafePathReason(e.path) ? 'unsafe_path' : skipReason(e.path, Number.NaN, undefined, { isSymlink: e.mode === '120000', outputDirs, requested: asked });
+    const asked = requestedExplicitly(e.path, paths, outputDirs, marksOf);
+    const reason = unsafePathReason(e.path)
+      ? 'unsafe_path'
+      : skipReason(e.path, Number.NaN, undefined, { isSymlink: e.mode === '120000', outputDirs, requested: asked, marks: marksOf(e.path) });
     if (reason) skipped.push({ path: e.path, reason });
     else {
       candidates.push(e);
@@ -109,9 +118,32 @@ export async function withSnapshot<T>(
     const sizes = await presentBlobSizes(dir, local).catch((e) => {
       throw gitError(e, 'FETCH_FAILED', 'git cat-file failed', url);
     });
-    return await fn({ dir, url, commit, ...classify(entries, paths), sizes, opts });
+    const marksOf = linguistMarks(await attributesFiles(dir, url, entries, sizes, opts));
+    return await fn({ dir, url, commit, ...classify(entries, paths, marksOf), sizes, marksOf, opts });
   } finally {
     await rm(dir, { recursive: true, force: true, maxRetries: 3 });
+  }
+}
+
+/** Bytes read of one `.gitattributes` file: far past any real one, bounded against a crafted one. */
+const ATTRIBUTES_MAX_BYTES = 1024 * 1024;
+
+/**
+ * Every `.gitattributes` of the tree (whatever `paths` selects: a root file governs a subfolder
+ * too), its blobs downloaded in one request when the server left them out. Symbolic links are
+ * passed over, as git itself does for attributes files in a tree.
+ */
+async function attributesFiles(dir: string, url: string, entries: TreeEntry[], present: ReadonlyMap<string, number>, opts: GitCallOptions): Promise<AttributesFile[]> {
+  const files = entries.filter((e) => e.type === 'blob' && e.mode !== '120000' && (e.path === '.gitattributes' || e.path.endsWith('/.gitattributes')));
+  if (files.length === 0) return [];
+  const oids = [...new Set(files.map((e) => e.oid))];
+  try {
+    const absent = oids.filter((oid) => !present.has(oid));
+    await fetchBlobs(dir, absent, { allowFile: allowsFile(url), timeoutMs: opts.timeoutMs ?? DEFAULT_NETWORK_TIMEOUT_MS });
+    const blobs = await readBlobs(dir, oids, { headBytes: ATTRIBUTES_MAX_BYTES, timeoutMs: opts.timeoutMs });
+    return files.map((e) => ({ dir: e.path.slice(0, Math.max(0, e.path.length - '/.gitattributes'.length)), text: blobs.get(e.oid)?.toString('utf8') ?? '' }));
+  } catch (err) {
+    throw gitError(err, 'FETCH_FAILED', 'reading the .gitattributes files failed', url);
   }
 }
 
