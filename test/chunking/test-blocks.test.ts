@@ -171,6 +171,9 @@ describe('roles by path', () => {
     ['pkg/x_test.go', 'test'],
     ['tests/README.md', 'docs'],
     ['test_utils.py', 'test'],
+    ['src/v4/classic/tests/codec-examples.test.ts', 'test'],
+    ['examples/basic.test.js', 'test'],
+    ['pkg/example_test.go', 'test'],
   ])('%s is %s', (path, role) => {
     expect(roleForPath(path)).toBe(role);
   });

@@ -96,15 +96,17 @@ export function isExamplePath(path: string): boolean {
 /**
  * docs for prose (markdown, rst, text, asciidoc, web pages, README/CHANGELOG and friends,
  * extensionless files under docs/); example for files under examples/ (or named *_example*);
- * test for test files (by name, or under a tests/ folder); code for everything else, data and
- * config included. Prose stays docs wherever it is, except in an examples folder.
+ * test for test files (by name, or under a tests/ folder), before the example rule; code for
+ * everything else, data and config included. Prose stays docs wherever it is, except in an
+ * examples folder.
  */
 export function roleForPath(path: string): Role {
   const { ext } = splitName(path);
   const prose = isProsePath(path) || PAGE_EXT.has(ext);
+  // A test file is a test even when its name says example (`codec-examples.test.ts`).
+  if (!prose && isTestPath(path)) return 'test';
   if (isExamplePath(path) && (!prose || EXAMPLE_DIR.test(`/${splitName(path).dir}`))) return 'example';
   if (prose) return 'docs';
-  if (isTestPath(path)) return 'test';
   return 'code';
 }
 
