@@ -246,7 +246,8 @@ function baselinesTable(): string {
   return mdTable(['data set', 'system (published)', 'nDCG@10', 'Recall@10'], rows);
 }
 
-const SECTIONS: { bench: BenchName; title: string; table: (rs: readonly BenchRecord[]) => string; about: string }[] = [
+/** `optional`: measured only where an outside tool is installed, so left out until it has records. */
+const SECTIONS: { bench: BenchName; title: string; table: (rs: readonly BenchRecord[]) => string; about: string; optional?: boolean }[] = [
   {
     bench: 'quality',
     title: 'Retrieval quality',
@@ -286,6 +287,7 @@ const SECTIONS: { bench: BenchName; title: string; table: (rs: readonly BenchRec
     bench: 'peers',
     title: 'Head to head with qmd',
     table: peersTable,
+    optional: true,
     about:
       '`npm run bench:peers -- --qmd PATH`: tkoma-ref and qmd on the same files, run alternately pair by pair (who goes first alternates too), embedder none on both. index = `init` + `topic create --yes` from a file:// git copy against qmd `collection add` into a fresh cache; cold = one whole process per query (`search --json --no-server --limit 10` against `qmd search --format json -n 10`, qmd through its own bin launcher); warm = one running MCP server each over stdio (`reference_search` against qmd `query` with one lex search and rerank false). ratio = our p50 / qmd p50 (below 1: ours faster). Peak RSS is the largest single process (/usr/bin/time). hits = mean hits returned: qmd ANDs the terms, so it often returns fewer. qmd is installed by hand outside the project; nothing here installs it.',
   },
@@ -304,6 +306,7 @@ export function renderReport(records: readonly BenchRecord[], opts: ReportOption
   out.push('## Headline', '');
   for (const s of SECTIONS) {
     const rs = records.filter((r) => r.bench === s.bench);
+    if (s.optional && rs.length === 0) continue;
     out.push(`### ${s.title}`, '', s.table(records), '');
     const cmds = commandsOf(rs);
     if (cmds) out.push(cmds, '');
