@@ -61,15 +61,17 @@ interface Run {
   stdout: string;
 }
 
-/** One side's runs of one measurement: times, peak RSS, hits returned. */
+/** One side's runs of one measurement: times, peak RSS, hits returned, answer sizes. */
 interface Side {
   ms: number[];
   rssMb: number[];
   hits: number[];
+  /** Bytes of each answer (stdout, or the JSON-RPC result): what was built and serialised. */
+  bytes: number[];
   failed: number;
 }
 
-const side = (): Side => ({ ms: [], rssMb: [], hits: [], failed: 0 });
+const side = (): Side => ({ ms: [], rssMb: [], hits: [], bytes: [], failed: 0 });
 
 /** Runs one command to completion: wall time, and peak RSS through /usr/bin/time when present. */
 function run(cmd: string, args: string[], opts: { env?: NodeJS.ProcessEnv; cwd?: string } = {}): Run {
@@ -86,7 +88,10 @@ function run(cmd: string, args: string[], opts: { env?: NodeJS.ProcessEnv; cwd?:
 function add(s: Side, r: Run, hits?: number): void {
   s.ms.push(r.ms);
   if (r.rssMb !== null) s.rssMb.push(r.rssMb);
-  if (hits !== undefined) s.hits.push(hits);
+  if (hits !== undefined) {
+    s.hits.push(hits);
+    s.bytes.push(Buffer.byteLength(r.stdout));
+  }
   if (!r.ok) s.failed++;
 }
 
@@ -171,6 +176,7 @@ async function timedCall(rpc: StdioRpc, name: string, args: Record<string, unkno
   }
   const results = r.structuredContent?.results;
   into.hits.push(Array.isArray(results) ? results.length : -1);
+  into.bytes.push(Buffer.byteLength(JSON.stringify(r)));
 }
 
 async function warmPairs(s: Setup, topic: string, questions: string[], rounds: number, limits: readonly number[]) {
@@ -225,6 +231,8 @@ export function peerRecord(
     qmd_peak_rss_mb: peak(pair.qmd.rssMb),
     ours_mean_hits: hits(pair.ours.hits),
     qmd_mean_hits: hits(pair.qmd.hits),
+    ours_mean_bytes: pair.ours.bytes.length ? Math.round(mean(pair.ours.bytes)) : undefined,
+    qmd_mean_bytes: pair.qmd.bytes.length ? Math.round(mean(pair.qmd.bytes)) : undefined,
     failed: pair.ours.failed + pair.qmd.failed,
     load_min: Math.min(...pair.loads),
     load_max: Math.max(...pair.loads),
@@ -280,8 +288,18 @@ export function printPeers(records: readonly BenchRecord[]): void {
     return `${fmtMs(ms)}${typeof rss === 'number' ? `, ${rss} MiB` : ''}`;
   };
   printTable(
-    ['measurement', 'runs', 'tkoma-ref p50', 'qmd p50', 'ratio', 'hits (ours / qmd)', 'failed', 'load (1 min)'],
-    records.map((r) => [r.mode, String(r.runs), cell(r, 'ours'), cell(r, 'qmd'), `${r.ratio}×`, `${r.ours_mean_hits ?? '–'} / ${r.qmd_mean_hits ?? '–'}`, String(r.failed), `${r.load_min}–${r.load_max}`]),
+    ['measurement', 'runs', 'tkoma-ref p50', 'qmd p50', 'ratio', 'hits (ours / qmd)', 'answer bytes (ours / qmd)', 'failed', 'load (1 min)'],
+    records.map((r) => [
+      r.mode,
+      String(r.runs),
+      cell(r, 'ours'),
+      cell(r, 'qmd'),
+      `${r.ratio}×`,
+      `${r.ours_mean_hits ?? '–'} / ${r.qmd_mean_hits ?? '–'}`,
+      `${r.ours_mean_bytes ?? '–'} / ${r.qmd_mean_bytes ?? '–'}`,
+      String(r.failed),
+      `${r.load_min}–${r.load_max}`,
+    ]),
   );
 }
 

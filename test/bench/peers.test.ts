@@ -59,14 +59,14 @@ describe('bench:peers', () => {
   });
 
   it('one record per measurement: medians, their ratio, peaks, hits, the load range', () => {
-    const side = (ms: number[], rssMb: number[], hits: number[], failed = 0) => ({ ms, rssMb, hits, failed });
+    const side = (ms: number[], rssMb: number[], hits: number[], failed = 0) => ({ ms, rssMb, hits, bytes: hits.map((h) => 100 + 50 * h), failed });
     const r = peerRecord(
       'cold search, 10 hits',
       { ours: side([300, 100, 200], [90, 95.4, 91], [10, 10, 10]), qmd: side([400, 500, 450], [], [0, 1, 2], 1), loads: [2.5, 1.25] },
       { dataset: 'scifact', command: 'cmd', note: 'qmd 2.8.3' },
     );
     expect(r).toMatchObject({ bench: 'peers', mode: 'cold search, 10 hits', runs: 3, ours_p50_ms: 200, qmd_p50_ms: 450, ratio: 0.44, ours_min_ms: 100 });
-    expect(r).toMatchObject({ ours_peak_rss_mb: 95, ours_mean_hits: 10, qmd_mean_hits: 1, failed: 1, load_min: 1.25, load_max: 2.5 });
+    expect(r).toMatchObject({ ours_peak_rss_mb: 95, ours_mean_hits: 10, qmd_mean_hits: 1, ours_mean_bytes: 600, qmd_mean_bytes: 150, failed: 1, load_min: 1.25, load_max: 2.5 });
     expect('qmd_peak_rss_mb' in r).toBe(false);
   });
 
@@ -81,12 +81,12 @@ describe('bench:peers', () => {
   });
 
   it('renders the head-to-head table in measurement order inside the report', () => {
-    const records = [peer('warm MCP, 100 hits', { ours_p50_ms: 34.2 }), peer('index from scratch', { ours_p50_ms: 6320, qmd_p50_ms: 9130, ratio: 0.69, ours_peak_rss_mb: 206 }), peer('cold search, 10 hits')];
+    const records = [peer('warm MCP, 100 hits', { ours_p50_ms: 34.2, ours_mean_bytes: 61_234, qmd_mean_bytes: 480 }), peer('index from scratch', { ours_p50_ms: 6320, qmd_p50_ms: 9130, ratio: 0.69, ours_peak_rss_mb: 206 }), peer('cold search, 10 hits')];
     const table = peersTable(records);
     const modes = table.split('\n').slice(2).map((l) => l.split(' | ')[1]);
     expect(modes).toEqual(['index from scratch', 'cold search, 10 hits', 'warm MCP, 100 hits']);
-    expect(table).toContain('| 6.32 s, 206 MB | 9.13 s | 0.69× | 10 / 0.4 | 1.2–2.4 | ≤ 0.8× ✓ |');
-    expect(table).toContain('| 34 ms | 200 ms | 0.50× |');
+    expect(table).toContain('| 6.32 s, 206 MB | 9.13 s | 0.69× | 10 / 0.4 | – / – | 1.2–2.4 | ≤ 0.8× ✓ |');
+    expect(table).toContain('| 34 ms | 200 ms | 0.50× | 10 / 0.4 | 61.2 / 0.5 |');
     const md = renderReport(records, { source: 'x.json' });
     expect(md).toContain('### Head to head with qmd');
     expect(md).toContain('npm run bench:peers -- --qmd PATH --pairs 3 --queries 30');
