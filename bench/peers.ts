@@ -16,8 +16,10 @@
  *           collections}` (its BM25 path; no model is loaded), 10 and 100 hits, alternating
  *           call by call, `--pairs` rounds over the queries after one untimed call each.
  * Wall time as a user sees it (Node's start and qmd's launcher process included); peak RSS of
- * the largest process through /usr/bin/time when it is there. The hits each side returned are
- * counted too: qmd ANDs the terms and often returns fewer. The 1-minute load average of each
+ * the largest process and CPU time (user + system, children included) through /usr/bin/time
+ * when it is there, and for the MCP servers from /proc. CPU time and answer bytes move far less
+ * with a busy neighbour than wall time. The hits each side returned are counted too: qmd ANDs
+ * the terms and often returns fewer. The 1-minute load average of each
  * pair goes beside the figures: on a shared 2-core machine a ratio is only as good as the
  * quietest run. Records go to docs/benchmarks.json (bench `peers`) and docs/BENCHMARKS.md.
  */
@@ -33,6 +35,7 @@ import { BIN, checkBuilt } from './lib/cli.js';
 import { repoFromFiles } from './lib/corpus.js';
 import { isMain } from './lib/main.js';
 import type { BenchRecord } from './lib/records.js';
+import { treeCpuMs } from './lib/proc-cpu.js';
 import { StdioRpc } from './lib/rpc.js';
 import { mean, percentile, printTable, round } from './lib/stats.js';
 import { BENCH_DATA, outputsFor, saveRecords, stamp, WORK_DIR } from './lib/store.js';
@@ -57,6 +60,8 @@ export function findQmd(flag: string | undefined, path = process.env.PATH ?? '')
 interface Run {
   ms: number;
   rssMb: number | null;
+  /** User + system CPU of the command and every child it waited for (/usr/bin/time). */
+  cpuMs: number | null;
   ok: boolean;
   stdout: string;
 }
@@ -68,26 +73,30 @@ interface Side {
   hits: number[];
   /** Bytes of each answer (stdout, or the JSON-RPC result): what was built and serialised. */
   bytes: number[];
+  /** CPU milliseconds of each run: moves far less with the load than wall time. */
+  cpuMs: number[];
   failed: number;
 }
 
-const side = (): Side => ({ ms: [], rssMb: [], hits: [], bytes: [], failed: 0 });
+const side = (): Side => ({ ms: [], rssMb: [], hits: [], bytes: [], cpuMs: [], failed: 0 });
 
 /** Runs one command to completion: wall time, and peak RSS through /usr/bin/time when present. */
 function run(cmd: string, args: string[], opts: { env?: NodeJS.ProcessEnv; cwd?: string } = {}): Run {
   const withTime = existsSync(TIME);
   const spawnOpts = { env: opts.env ?? process.env, cwd: opts.cwd, encoding: 'utf8' as const, maxBuffer: 64 * 2 ** 20 };
   const t = performance.now();
-  const r = withTime ? spawnSync(TIME, ['-f', 'PEAK_RSS_KB %M', cmd, ...args], spawnOpts) : spawnSync(cmd, args, spawnOpts);
+  const r = withTime ? spawnSync(TIME, ['-f', 'PEAK_RSS_KB %M CPU_S %U %S', cmd, ...args], spawnOpts) : spawnSync(cmd, args, spawnOpts);
   const ms = performance.now() - t;
   const kb = /PEAK_RSS_KB (\d+)/.exec(r.stderr ?? '')?.[1];
+  const cpu = /CPU_S ([\d.]+) ([\d.]+)/.exec(r.stderr ?? '');
   if (r.status !== 0) process.stderr.write(`[peers] ${cmd} ${args.slice(0, 3).join(' ')} … exited ${r.status}: ${(r.stderr ?? '').slice(-400)}\n`);
-  return { ms, rssMb: kb ? Number(kb) / 1024 : null, ok: r.status === 0, stdout: r.stdout ?? '' };
+  return { ms, rssMb: kb ? Number(kb) / 1024 : null, cpuMs: cpu ? (Number(cpu[1]) + Number(cpu[2])) * 1000 : null, ok: r.status === 0, stdout: r.stdout ?? '' };
 }
 
 function add(s: Side, r: Run, hits?: number): void {
   s.ms.push(r.ms);
   if (r.rssMb !== null) s.rssMb.push(r.rssMb);
+  if (r.cpuMs !== null) s.cpuMs.push(r.cpuMs);
   if (hits !== undefined) {
     s.hits.push(hits);
     s.bytes.push(Buffer.byteLength(r.stdout));
@@ -165,11 +174,14 @@ function coldPairs(s: Setup, topic: string, questions: string[]): { ours: Side; 
   return out;
 }
 
-/** One timed tools/call; the hits come from the answer's structured content. */
+/** One timed tools/call, with the server tree's CPU; the hits come from the structured content. */
 async function timedCall(rpc: StdioRpc, name: string, args: Record<string, unknown>, into: Side): Promise<void> {
+  const cpu0 = treeCpuMs(rpc.child.pid);
   const t = performance.now();
   const r = await rpc.request('tools/call', { name, arguments: args });
   into.ms.push(performance.now() - t);
+  const cpu1 = treeCpuMs(rpc.child.pid);
+  if (cpu0 !== null && cpu1 !== null) into.cpuMs.push(cpu1 - cpu0);
   if (r.isError) {
     into.failed++;
     process.stderr.write(`[peers] ${name} failed: ${JSON.stringify(r.content).slice(0, 300)}\n`);
@@ -231,6 +243,9 @@ export function peerRecord(
     qmd_peak_rss_mb: peak(pair.qmd.rssMb),
     ours_mean_hits: hits(pair.ours.hits),
     qmd_mean_hits: hits(pair.qmd.hits),
+    // Means, not medians: /proc counts CPU in 10 ms ticks, so one warm call is mostly 0 or 10.
+    ours_cpu_ms: pair.ours.cpuMs.length ? round(mean(pair.ours.cpuMs)) : undefined,
+    qmd_cpu_ms: pair.qmd.cpuMs.length ? round(mean(pair.qmd.cpuMs)) : undefined,
     ours_mean_bytes: pair.ours.bytes.length ? Math.round(mean(pair.ours.bytes)) : undefined,
     qmd_mean_bytes: pair.qmd.bytes.length ? Math.round(mean(pair.qmd.bytes)) : undefined,
     failed: pair.ours.failed + pair.qmd.failed,
@@ -288,7 +303,7 @@ export function printPeers(records: readonly BenchRecord[]): void {
     return `${fmtMs(ms)}${typeof rss === 'number' ? `, ${rss} MiB` : ''}`;
   };
   printTable(
-    ['measurement', 'runs', 'tkoma-ref p50', 'qmd p50', 'ratio', 'hits (ours / qmd)', 'answer bytes (ours / qmd)', 'failed', 'load (1 min)'],
+    ['measurement', 'runs', 'tkoma-ref p50', 'qmd p50', 'ratio', 'hits (ours / qmd)', 'answer bytes (ours / qmd)', 'CPU ms, mean (ours / qmd)', 'failed', 'load (1 min)'],
     records.map((r) => [
       r.mode,
       String(r.runs),
@@ -297,6 +312,7 @@ export function printPeers(records: readonly BenchRecord[]): void {
       `${r.ratio}×`,
       `${r.ours_mean_hits ?? '–'} / ${r.qmd_mean_hits ?? '–'}`,
       `${r.ours_mean_bytes ?? '–'} / ${r.qmd_mean_bytes ?? '–'}`,
+      `${r.ours_cpu_ms ?? '–'} / ${r.qmd_cpu_ms ?? '–'}`,
       String(r.failed),
       `${r.load_min}–${r.load_max}`,
     ]),

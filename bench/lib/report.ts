@@ -218,10 +218,11 @@ export function peersTable(records: readonly BenchRecord[]): string {
     `${metric(r, 'ratio')?.toFixed(2) ?? '–'}×`,
     `${metric(r, 'ours_mean_hits') ?? '–'} / ${metric(r, 'qmd_mean_hits') ?? '–'}`,
     `${kb(metric(r, 'ours_mean_bytes'))} / ${kb(metric(r, 'qmd_mean_bytes'))}`,
+    `${fmtNumber(metric(r, 'ours_cpu_ms'), 'ms')} / ${fmtNumber(metric(r, 'qmd_cpu_ms'), 'ms')}`,
     `${metric(r, 'load_min')?.toFixed(1) ?? '–'}–${metric(r, 'load_max')?.toFixed(1) ?? '–'}`,
     mark(peersVerdict(r)),
   ]);
-  return mdTable(['data set', 'measurement', 'runs', 'tkoma-ref p50', 'qmd p50', 'ratio', 'hits (ours / qmd)', 'answer kB (ours / qmd)', 'load (1 min)', 'target'], rows);
+  return mdTable(['data set', 'measurement', 'runs', 'tkoma-ref p50', 'qmd p50', 'ratio', 'hits (ours / qmd)', 'answer kB (ours / qmd)', 'CPU ms (ours / qmd)', 'load (1 min)', 'target'], rows);
 }
 
 // ---- details ----------------------------------------------------------------------------------
@@ -292,7 +293,7 @@ const SECTIONS: { bench: BenchName; title: string; table: (rs: readonly BenchRec
     table: peersTable,
     optional: true,
     about:
-      '`npm run bench:peers -- --qmd PATH`: tkoma-ref and qmd on the same files, run alternately pair by pair (who goes first alternates too), embedder none on both. index = `init` + `topic create --yes` from a file:// git copy against qmd `collection add` into a fresh cache; cold = one whole process per query (`search --json --no-server --limit 10` against `qmd search --format json -n 10`, qmd through its own bin launcher); warm = one running MCP server each over stdio (`reference_search` against qmd `query` with one lex search and rerank false). ratio = our p50 / qmd p50 (below 1: ours faster). Peak RSS is the largest single process (/usr/bin/time). hits = mean hits returned: qmd ANDs the terms, so it often returns fewer; answer kB = mean size of what each side built and sent (stdout, or the JSON-RPC result). qmd is installed by hand outside the project; nothing here installs it.',
+      '`npm run bench:peers -- --qmd PATH`: tkoma-ref and qmd on the same files, run alternately pair by pair (who goes first alternates too), embedder none on both. index = `init` + `topic create --yes` from a file:// git copy against qmd `collection add` into a fresh cache; cold = one whole process per query (`search --json --no-server --limit 10` against `qmd search --format json -n 10`, qmd through its own bin launcher); warm = one running MCP server each over stdio (`reference_search` against qmd `query` with one lex search and rerank false). ratio = our p50 / qmd p50 (below 1: ours faster). Peak RSS is the largest single process (/usr/bin/time). hits = mean hits returned: qmd ANDs the terms, so it often returns fewer; answer kB = mean size of what each side built and sent (stdout, or the JSON-RPC result); CPU ms = mean user + system time per run, children included (/usr/bin/time; for the MCP servers, the server process tree from /proc, in 10 ms ticks, so only the mean over many calls means something). CPU time and bytes move much less with the load than wall time. qmd is installed by hand outside the project; nothing here installs it.',
   },
 ];
 

@@ -4,6 +4,7 @@ import { delimiter, join } from 'node:path';
 
 import { afterAll, describe, expect, it } from 'vitest';
 
+import { cpuTicksOfStat, treeCpuMs } from '../../bench/lib/proc-cpu.js';
 import { findQmd, hitsIn, peerRecord } from '../../bench/peers.js';
 import type { BenchRecord } from '../../bench/lib/records.js';
 import { peersTable, renderReport } from '../../bench/lib/report.js';
@@ -58,15 +59,28 @@ describe('bench:peers', () => {
     expect(hitsIn('{"other": 1}')).toBe(-1);
   });
 
+  it('reads utime + stime from a /proc stat line, whatever the command name holds', () => {
+    expect(cpuTicksOfStat('1234 (node) S 1 1234 1234 0 -1 4194560 100 0 0 0 250 30 0 0 20 0 11 0 500 1000 50')).toBe(280);
+    expect(cpuTicksOfStat('77 (a) b (c) R 1 77 77 0 -1 0 0 0 0 0 7 5 1 1 20 0 1 0 9 9 9')).toBe(12);
+    expect(() => cpuTicksOfStat('garbage')).toThrow(/unreadable/);
+    // This very process: a real reading that only grows.
+    const before = treeCpuMs(process.pid)!;
+    let x = 0;
+    for (let i = 0; i < 3e7; i++) x += i % 7;
+    expect(x).toBeGreaterThan(0);
+    expect(treeCpuMs(process.pid)!).toBeGreaterThanOrEqual(before);
+    expect(treeCpuMs(2 ** 22 + 12345)).toBeNull();
+  });
+
   it('one record per measurement: medians, their ratio, peaks, hits, the load range', () => {
-    const side = (ms: number[], rssMb: number[], hits: number[], failed = 0) => ({ ms, rssMb, hits, bytes: hits.map((h) => 100 + 50 * h), failed });
+    const side = (ms: number[], rssMb: number[], hits: number[], failed = 0) => ({ ms, rssMb, hits, bytes: hits.map((h) => 100 + 50 * h), cpuMs: ms.map((m) => m / 2), failed });
     const r = peerRecord(
       'cold search, 10 hits',
       { ours: side([300, 100, 200], [90, 95.4, 91], [10, 10, 10]), qmd: side([400, 500, 450], [], [0, 1, 2], 1), loads: [2.5, 1.25] },
       { dataset: 'scifact', command: 'cmd', note: 'qmd 2.8.3' },
     );
     expect(r).toMatchObject({ bench: 'peers', mode: 'cold search, 10 hits', runs: 3, ours_p50_ms: 200, qmd_p50_ms: 450, ratio: 0.44, ours_min_ms: 100 });
-    expect(r).toMatchObject({ ours_peak_rss_mb: 95, ours_mean_hits: 10, qmd_mean_hits: 1, ours_mean_bytes: 600, qmd_mean_bytes: 150, failed: 1, load_min: 1.25, load_max: 2.5 });
+    expect(r).toMatchObject({ ours_peak_rss_mb: 95, ours_mean_hits: 10, qmd_mean_hits: 1, ours_mean_bytes: 600, qmd_mean_bytes: 150, ours_cpu_ms: 100, qmd_cpu_ms: 225, failed: 1, load_min: 1.25, load_max: 2.5 });
     expect('qmd_peak_rss_mb' in r).toBe(false);
   });
 
@@ -81,12 +95,12 @@ describe('bench:peers', () => {
   });
 
   it('renders the head-to-head table in measurement order inside the report', () => {
-    const records = [peer('warm MCP, 100 hits', { ours_p50_ms: 34.2, ours_mean_bytes: 61_234, qmd_mean_bytes: 480 }), peer('index from scratch', { ours_p50_ms: 6320, qmd_p50_ms: 9130, ratio: 0.69, ours_peak_rss_mb: 206 }), peer('cold search, 10 hits')];
+    const records = [peer('warm MCP, 100 hits', { ours_p50_ms: 34.2, ours_mean_bytes: 61_234, qmd_mean_bytes: 480, ours_cpu_ms: 21.4, qmd_cpu_ms: 3.5 }), peer('index from scratch', { ours_p50_ms: 6320, qmd_p50_ms: 9130, ratio: 0.69, ours_peak_rss_mb: 206 }), peer('cold search, 10 hits')];
     const table = peersTable(records);
     const modes = table.split('\n').slice(2).map((l) => l.split(' | ')[1]);
     expect(modes).toEqual(['index from scratch', 'cold search, 10 hits', 'warm MCP, 100 hits']);
-    expect(table).toContain('| 6.32 s, 206 MB | 9.13 s | 0.69× | 10 / 0.4 | – / – | 1.2–2.4 | ≤ 0.8× ✓ |');
-    expect(table).toContain('| 34 ms | 200 ms | 0.50× | 10 / 0.4 | 61.2 / 0.5 |');
+    expect(table).toContain('| 6.32 s, 206 MB | 9.13 s | 0.69× | 10 / 0.4 | – / – | – / – | 1.2–2.4 | ≤ 0.8× ✓ |');
+    expect(table).toContain('| 34 ms | 200 ms | 0.50× | 10 / 0.4 | 61.2 / 0.5 | 21 / 3.5 |');
     const md = renderReport(records, { source: 'x.json' });
     expect(md).toContain('### Head to head with qmd');
     expect(md).toContain('npm run bench:peers -- --qmd PATH --pairs 3 --queries 30');
