@@ -157,21 +157,37 @@ function indexPairs(s: Setup, pairs: number): { ours: Side; qmd: Side; loads: nu
   return out;
 }
 
-function coldPairs(s: Setup, topic: string, questions: string[]): { ours: Side; qmd: Side; loads: number[] } {
-  const out = { ours: side(), qmd: side(), loads: [] as number[] };
+type Pair = { ours: Side; qmd: Side; loads: number[] };
+
+/** The same environment less NODE_EXTRA_CA_CERTS, which Node 20 reads at every start (Node 22 lazily). */
+export function withoutExtraCa(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  const { NODE_EXTRA_CA_CERTS: _dropped, ...rest } = env;
+  return rest;
+}
+
+/**
+ * Cold pairs, query by query, in the environment as given and (when it sets one) without
+ * NODE_EXTRA_CA_CERTS: the variable costs our Node 20 ~40 ms of CPU per start and qmd's Node 22
+ * nothing, and a user's machine seldom has it. The four runs of a query rotate their order.
+ */
+function coldPairs(s: Setup, topic: string, questions: string[]): { asIs: Pair; noCa: Pair | null } {
+  const asIs: Pair = { ours: side(), qmd: side(), loads: [] };
+  const noCa: Pair | null = s.ours.NODE_EXTRA_CA_CERTS ? { ours: side(), qmd: side(), loads: [] } : null;
   questions.forEach((q, i) => {
-    if (i % 10 === 0) out.loads.push(load());
-    const a = (): void => {
-      const r = run(process.execPath, [BIN, 'search', q, '--topic', topic, '--json', '--no-server', '--limit', '10', '--root', s.kb], { env: s.ours });
-      add(out.ours, r, hitsIn(r.stdout));
+    if (i % 10 === 0) for (const p of [asIs, noCa]) p?.loads.push(load());
+    const ours = (into: Pair, env: NodeJS.ProcessEnv) => (): void => {
+      const r = run(process.execPath, [BIN, 'search', q, '--topic', topic, '--json', '--no-server', '--limit', '10', '--root', s.kb], { env });
+      add(into.ours, r, hitsIn(r.stdout));
     };
-    const b = (): void => {
-      const r = run(s.qmd, ['search', q, '--format', 'json', '-n', '10', '-c', s.dataset], { env: s.qmdEnv, cwd: s.base });
-      add(out.qmd, r, hitsIn(r.stdout));
+    const qmd = (into: Pair, env: NodeJS.ProcessEnv) => (): void => {
+      const r = run(s.qmd, ['search', q, '--format', 'json', '-n', '10', '-c', s.dataset], { env, cwd: s.base });
+      add(into.qmd, r, hitsIn(r.stdout));
     };
-    for (const turn of i % 2 === 0 ? [a, b] : [b, a]) turn();
+    const turns = [ours(asIs, s.ours), qmd(asIs, s.qmdEnv)];
+    if (noCa) turns.push(ours(noCa, withoutExtraCa(s.ours)), qmd(noCa, withoutExtraCa(s.qmdEnv)));
+    for (let k = 0; k < turns.length; k++) turns[(i + k) % turns.length]!();
   });
-  return out;
+  return { asIs, noCa };
 }
 
 /** One timed tools/call, with the server tree's CPU; the hits come from the structured content. */
@@ -291,7 +307,8 @@ export async function runPeers(opts: { qmd: string; pairs: number; queries: numb
 
   return [
     peerRecord('index from scratch', index, note('tkoma-ref init + topic create --yes --embedder none from file:// git, against qmd collection add (fresh cache)')),
-    peerRecord('cold search, 10 hits', cold, note(`one process per query (\`node -e 0\`: ${fmtMs(percentile(nodeStart, 50))}); qmd through its bin launcher, which starts a second Node`)),
+    peerRecord('cold search, 10 hits', cold.asIs, note(`one process per query (\`node -e 0\`: ${fmtMs(percentile(nodeStart, 50))}); qmd through its bin launcher, which starts a second Node`)),
+    ...(cold.noCa ? [peerRecord('cold search, 10 hits, no NODE_EXTRA_CA_CERTS', cold.noCa, note('as the row above, both sides without NODE_EXTRA_CA_CERTS (set on this machine, seldom on a user\'s)'))] : []),
     ...[10, 100].map((l) => peerRecord(`warm MCP, ${l} hits`, warm.get(l)!, note('tools/call round trip over stdio: reference_search against qmd query with one lex search, rerank false'))),
   ];
 }

@@ -62,7 +62,7 @@ const EMBEDDERS = ['none', 'use-lite'];
 const STAGES = ['fetch', 'chunk', 'lexical', 'lexical-save', 'embed', 'create'];
 const PATHS = ['cold', 'warm (serve, CLI)', 'warm (serve, socket)', 'warm (in-process)'];
 const SYNC_PATHS = ['command', 'watch'];
-const PEER_MODES = ['index from scratch', 'cold search, 10 hits', 'warm MCP, 10 hits', 'warm MCP, 100 hits'];
+const PEER_MODES = ['index from scratch', 'cold search, 10 hits', 'cold search, 10 hits, no NODE_EXTRA_CA_CERTS', 'warm MCP, 10 hits', 'warm MCP, 100 hits'];
 
 function sizeOf(r: BenchRecord): number {
   return metric(r, 'chunks') ?? metric(r, 'files') ?? 0;

@@ -5,7 +5,7 @@ import { delimiter, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 
 import { cpuTicksOfStat, treeCpuMs } from '../../bench/lib/proc-cpu.js';
-import { findQmd, hitsIn, peerRecord } from '../../bench/peers.js';
+import { findQmd, hitsIn, peerRecord, withoutExtraCa } from '../../bench/peers.js';
 import type { BenchRecord } from '../../bench/lib/records.js';
 import { peersTable, renderReport } from '../../bench/lib/report.js';
 import { peersVerdict } from '../../bench/lib/targets.js';
@@ -49,6 +49,12 @@ describe('bench:peers', () => {
     expect(findQmd(join(withQmd, 'qmd'), '')).toBe(join(withQmd, 'qmd'));
     // A flag names one binary: PATH is not searched behind it.
     expect(findQmd(join(dir, 'missing'), withQmd)).toBeNull();
+  });
+
+  it('drops only NODE_EXTRA_CA_CERTS for the second cold pair', () => {
+    const env = { PATH: '/bin', NODE_EXTRA_CA_CERTS: '/etc/ca.pem', XDG_CACHE_HOME: '/c' };
+    expect(withoutExtraCa(env)).toEqual({ PATH: '/bin', XDG_CACHE_HOME: '/c' });
+    expect(env.NODE_EXTRA_CA_CERTS).toBe('/etc/ca.pem');
   });
 
   it('counts hits in either answer shape', () => {
