@@ -204,7 +204,16 @@ function peerCell(r: BenchRecord, who: 'ours' | 'qmd'): string {
   return rss === undefined ? time : `${time}, ${fmtNumber(rss, 'mb')} MB`;
 }
 
-const kb = (bytes: number | undefined): string => (bytes === undefined ? '–' : (bytes / 1000).toFixed(1));
+/** Wall-time ratio, then the CPU-time ratio (the steadier of the two on a busy machine). */
+function ratioCell(r: BenchRecord): string {
+  const wall = metric(r, 'ratio');
+  const ours = metric(r, 'ours_cpu_ms');
+  const qmd = metric(r, 'qmd_cpu_ms');
+  const cpu = ours !== undefined && qmd !== undefined && qmd > 0 ? `, CPU ${(ours / qmd).toFixed(2)}×` : '';
+  return `${wall?.toFixed(2) ?? '–'}×${cpu}`;
+}
+
+const kb = (bytes: number | undefined): string => (bytes === undefined ? '–' : (bytes / 1000).toFixed(bytes < 1000 ? 2 : 1));
 
 export function peersTable(records: readonly BenchRecord[]): string {
   const rs = sorted(records, 'peers');
@@ -215,7 +224,7 @@ export function peersTable(records: readonly BenchRecord[]): string {
     fmtNumber(metric(r, 'runs')),
     peerCell(r, 'ours'),
     peerCell(r, 'qmd'),
-    `${metric(r, 'ratio')?.toFixed(2) ?? '–'}×`,
+    ratioCell(r),
     `${metric(r, 'ours_mean_hits') ?? '–'} / ${metric(r, 'qmd_mean_hits') ?? '–'}`,
     `${kb(metric(r, 'ours_mean_bytes'))} / ${kb(metric(r, 'qmd_mean_bytes'))}`,
     `${fmtNumber(metric(r, 'ours_cpu_ms'), 'ms')} / ${fmtNumber(metric(r, 'qmd_cpu_ms'), 'ms')}`,
@@ -293,7 +302,7 @@ const SECTIONS: { bench: BenchName; title: string; table: (rs: readonly BenchRec
     table: peersTable,
     optional: true,
     about:
-      '`npm run bench:peers -- --qmd PATH`: tkoma-ref and qmd on the same files, run alternately pair by pair (who goes first alternates too), embedder none on both. index = `init` + `topic create --yes` from a file:// git copy against qmd `collection add` into a fresh cache; cold = one whole process per query (`search --json --no-server --limit 10` against `qmd search --format json -n 10`, qmd through its own bin launcher); warm = one running MCP server each over stdio (`reference_search` against qmd `query` with one lex search and rerank false). ratio = our p50 / qmd p50 (below 1: ours faster). Peak RSS is the largest single process (/usr/bin/time). hits = mean hits returned: qmd ANDs the terms, so it often returns fewer; answer kB = mean size of what each side built and sent (stdout, or the JSON-RPC result); CPU ms = mean user + system time per run, children included (/usr/bin/time; for the MCP servers, the server process tree from /proc, in 10 ms ticks, so only the mean over many calls means something). CPU time and bytes move much less with the load than wall time. qmd is installed by hand outside the project; nothing here installs it.',
+      '`npm run bench:peers -- --qmd PATH`: tkoma-ref and qmd on the same files, run alternately pair by pair (who goes first alternates too), embedder none on both. index = `init` + `topic create --yes` from a file:// git copy against qmd `collection add` into a fresh cache; cold = one whole process per query (`search --json --no-server --limit 10` against `qmd search --format json -n 10`, qmd through its own bin launcher); warm = one running MCP server each over stdio (`reference_search` against qmd `query` with one lex search and rerank false). ratio = our p50 / qmd p50 (below 1: ours faster), then the same for mean CPU time. Peak RSS is the largest single process (/usr/bin/time). hits = mean hits returned: qmd ANDs the terms, so it often returns fewer; answer kB = mean size of what each side built and sent (stdout, or the JSON-RPC result); CPU ms = mean user + system time per run, children included (/usr/bin/time; for the MCP servers, the server process tree from /proc, in 10 ms ticks, so only the mean over many calls means something). CPU time and bytes move much less with the load than wall time. qmd is installed by hand outside the project; nothing here installs it.',
   },
 ];
 

@@ -106,7 +106,7 @@ describe('bench:peers', () => {
     const modes = table.split('\n').slice(2).map((l) => l.split(' | ')[1]);
     expect(modes).toEqual(['index from scratch', 'cold search, 10 hits', 'warm MCP, 100 hits']);
     expect(table).toContain('| 6.32 s, 206 MB | 9.13 s | 0.69× | 10 / 0.4 | – / – | – / – | 1.2–2.4 | ≤ 0.8× ✓ |');
-    expect(table).toContain('| 34 ms | 200 ms | 0.50× | 10 / 0.4 | 61.2 / 0.5 | 21 / 3.5 |');
+    expect(table).toContain('| 34 ms | 200 ms | 0.50×, CPU 6.11× | 10 / 0.4 | 61.2 / 0.48 | 21 / 3.5 |');
     const md = renderReport(records, { source: 'x.json' });
     expect(md).toContain('### Head to head with qmd');
     expect(md).toContain('npm run bench:peers -- --qmd PATH --pairs 3 --queries 30');
