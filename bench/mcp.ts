@@ -13,7 +13,6 @@
  * `--latency-roots 100000` also measures per-call latency on latency.ts's 100k-chunk root when it exists.
  * Targets (issue 11): start-up ≤ 0.5 s, p50 ≤ 5 ms, p95 ≤ 20 ms. Needs `npm run build`.
  */
-import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -25,6 +24,7 @@ import { repoFromFiles } from './lib/corpus.js';
 import { chunkCount, freshRootWithTopic, stderrProgress, topicReady } from './lib/kb.js';
 import { isMain } from './lib/main.js';
 import type { BenchRecord } from './lib/records.js';
+import { StdioRpc } from './lib/rpc.js';
 import { mean, percentile, printTable, round } from './lib/stats.js';
 import { BENCH_DATA, outputsFor, saveRecords, stamp, WORK_DIR } from './lib/store.js';
 import { documentFile, smokeSubset } from './quality.js';
@@ -41,58 +41,8 @@ export interface McpBenchOptions {
   quiet?: boolean;
 }
 
-/** A hand-written JSON-RPC client over the server's stdio. */
-class Rpc {
-  readonly child: ChildProcessWithoutNullStreams;
-  private buf = '';
-  private id = 0;
-  private waiting = new Map<number, (m: any) => void>();
-  stderr = '';
-
-  constructor(root: string) {
-    this.child = spawn(process.execPath, [BIN, 'mcp', '--root', root], { env: cliEnv(), stdio: ['pipe', 'pipe', 'pipe'] });
-    this.child.stderr.on('data', (d) => (this.stderr += d));
-    this.child.stdout.on('data', (d: Buffer) => {
-      this.buf += d.toString('utf8');
-      let nl;
-      while ((nl = this.buf.indexOf('\n')) >= 0) {
-        const msg = JSON.parse(this.buf.slice(0, nl));
-        this.buf = this.buf.slice(nl + 1);
-        const w = this.waiting.get(msg.id);
-        if (w) {
-          this.waiting.delete(msg.id);
-          w(msg);
-        }
-      }
-    });
-  }
-
-  request(method: string, params: unknown = {}, timeoutMs = 600_000): Promise<any> {
-    const id = ++this.id;
-    return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`no answer to ${method}: ${this.stderr.slice(-2000)}`)), timeoutMs);
-      this.waiting.set(id, (m) => {
-        clearTimeout(timer);
-        if (m.error) reject(new Error(`${method}: ${m.error.message}`));
-        else resolve(m.result);
-      });
-      this.child.stdin.write(JSON.stringify({ jsonrpc: '2.0', id, method, params }) + '\n');
-    });
-  }
-
-  async initialize(): Promise<void> {
-    await this.request('initialize', { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'bench', version: '1' } });
-    this.child.stdin.write(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }) + '\n');
-  }
-
-  async close(): Promise<void> {
-    const done = new Promise<void>((r) => this.child.once('close', () => r()));
-    this.child.stdin.end();
-    const timer = setTimeout(() => this.child.kill('SIGKILL'), 20_000);
-    await done;
-    clearTimeout(timer);
-  }
-}
+/** Our `mcp` server over stdio, with the benchmark environment (embedder none). */
+const ourServer = (root: string): StdioRpc => new StdioRpc(process.execPath, [BIN, 'mcp', '--root', root], { env: cliEnv() });
 
 async function scifactRoot(opts: McpBenchOptions): Promise<{ root: string; topic: string; chunks: number; queries: string[] }> {
   const full = loadBeir(join(BENCH_DATA, 'scifact'));
@@ -115,7 +65,7 @@ async function startups(root: string, n: number): Promise<number[]> {
   const times: number[] = [];
   for (let i = 0; i < n; i++) {
     const t = performance.now();
-    const rpc = new Rpc(root);
+    const rpc = ourServer(root);
     await rpc.initialize();
     const list = await rpc.request('tools/list');
     times.push(performance.now() - t);
@@ -126,7 +76,7 @@ async function startups(root: string, n: number): Promise<number[]> {
 }
 
 async function calls(root: string, topic: string, questions: string[]): Promise<number[]> {
-  const rpc = new Rpc(root);
+  const rpc = ourServer(root);
   try {
     await rpc.initialize();
     const ask = (q: string) => rpc.request('tools/call', { name: 'reference_search', arguments: { topic, question: q } });

@@ -1,31 +1,44 @@
 /**
  * Head to head with qmd, run alternately pair by pair on the same machine and the same data:
  *
- *   npm run bench:peers -- [--qmd PATH] [--pairs 3] [--queries 30] [--dataset scifact]
+ *   npm run bench:peers -- [--qmd PATH] [--pairs 3] [--queries 30] [--dataset scifact] [--no-save]
  *
  * Installs nothing. Without a `qmd` binary on PATH (or given by --qmd) it says so and exits 0.
- * Pairs, embedder none on both sides:
+ * Pairs, embedder none on both sides, each side's own defaults otherwise:
  *   index   tkoma-ref `init` + `topic create --yes --embedder none` from a git copy of the corpus,
- *           against qmd `collection add` + `update` of the same files (a fresh cache each time);
- *   cold    one process per query: `tkoma-ref search Q --json --no-server` against
- *           `qmd search Q --json -n 10`, alternating query by query.
- * Wall time of the whole command (Node's own start included, as a user sees it), and peak RSS
- * when /usr/bin/time is there. The load average is printed beside the figures: on a shared
- * 2-core machine a ratio is only as good as the quietest run.
+ *           against qmd `collection add DIR --name N --mask GLOB` of the same files into a fresh
+ *           cache (qmd's `collection add` indexes the files itself; an `update` after it only
+ *           rescans what is unchanged, so it is not counted);
+ *   cold    one process per query: `tkoma-ref search Q --topic T --json --no-server --limit 10`
+ *           against `qmd search Q --format json -n 10 -c N`, alternating query by query;
+ *   warm    one running MCP server each, over stdio: our `reference_search {topic, question,
+ *           limit}` against qmd's `query {searches: [{type: lex, query}], limit, rerank: false,
+ *           collections}` (its BM25 path; no model is loaded), 10 and 100 hits, alternating
+ *           call by call, `--pairs` rounds over the queries after one untimed call each.
+ * Wall time as a user sees it (Node's start and qmd's launcher process included); peak RSS of
+ * the largest process and CPU time (user + system, children included) through /usr/bin/time
+ * when it is there, and for the MCP servers from /proc. CPU time and answer bytes move far less
+ * with a busy neighbour than wall time. The hits each side returned are counted too: qmd ANDs
+ * the terms and often returns fewer. The 1-minute load average of each
+ * pair goes beside the figures: on a shared 2-core machine a ratio is only as good as the
+ * quietest run. Records go to docs/benchmarks.json (bench `peers`) and docs/BENCHMARKS.md.
  */
 import { spawnSync } from 'node:child_process';
 import { accessSync, constants, existsSync, mkdirSync, rmSync } from 'node:fs';
 import { loadavg } from 'node:os';
-import { delimiter, join } from 'node:path';
+import { delimiter, extname, join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 
 import { loadBeir } from './lib/beir.js';
-import { BIN } from './lib/cli.js';
+import { BIN, checkBuilt } from './lib/cli.js';
 import { repoFromFiles } from './lib/corpus.js';
 import { isMain } from './lib/main.js';
-import { percentile, printTable, round } from './lib/stats.js';
-import { BENCH_DATA, WORK_DIR } from './lib/store.js';
+import type { BenchRecord } from './lib/records.js';
+import { treeCpuMs } from './lib/proc-cpu.js';
+import { StdioRpc } from './lib/rpc.js';
+import { mean, percentile, printTable, round } from './lib/stats.js';
+import { BENCH_DATA, outputsFor, saveRecords, stamp, WORK_DIR } from './lib/store.js';
 import { type DatasetName, documentFile } from './quality.js';
 
 const TIME = '/usr/bin/time';
@@ -47,74 +60,280 @@ export function findQmd(flag: string | undefined, path = process.env.PATH ?? '')
 interface Run {
   ms: number;
   rssMb: number | null;
+  /** User + system CPU of the command and every child it waited for (/usr/bin/time). */
+  cpuMs: number | null;
   ok: boolean;
+  stdout: string;
 }
+
+/** One side's runs of one measurement: times, peak RSS, hits returned, answer sizes. */
+interface Side {
+  ms: number[];
+  rssMb: number[];
+  hits: number[];
+  /** Bytes of each answer (stdout, or the JSON-RPC result): what was built and serialised. */
+  bytes: number[];
+  /** CPU milliseconds of each run: moves far less with the load than wall time. */
+  cpuMs: number[];
+  failed: number;
+}
+
+const side = (): Side => ({ ms: [], rssMb: [], hits: [], bytes: [], cpuMs: [], failed: 0 });
 
 /** Runs one command to completion: wall time, and peak RSS through /usr/bin/time when present. */
-function run(cmd: string, args: string[], env: NodeJS.ProcessEnv = process.env): Run {
+function run(cmd: string, args: string[], opts: { env?: NodeJS.ProcessEnv; cwd?: string } = {}): Run {
   const withTime = existsSync(TIME);
+  const spawnOpts = { env: opts.env ?? process.env, cwd: opts.cwd, encoding: 'utf8' as const, maxBuffer: 64 * 2 ** 20 };
   const t = performance.now();
-  const r = withTime
-    ? spawnSync(TIME, ['-f', 'PEAK_RSS_KB %M', cmd, ...args], { env, encoding: 'utf8', maxBuffer: 64 * 2 ** 20 })
-    : spawnSync(cmd, args, { env, encoding: 'utf8', maxBuffer: 64 * 2 ** 20 });
+  const r = withTime ? spawnSync(TIME, ['-f', 'PEAK_RSS_KB %M CPU_S %U %S', cmd, ...args], spawnOpts) : spawnSync(cmd, args, spawnOpts);
   const ms = performance.now() - t;
   const kb = /PEAK_RSS_KB (\d+)/.exec(r.stderr ?? '')?.[1];
+  const cpu = /CPU_S ([\d.]+) ([\d.]+)/.exec(r.stderr ?? '');
   if (r.status !== 0) process.stderr.write(`[peers] ${cmd} ${args.slice(0, 3).join(' ')} … exited ${r.status}: ${(r.stderr ?? '').slice(-400)}\n`);
-  return { ms, rssMb: kb ? Number(kb) / 1024 : null, ok: r.status === 0 };
+  return { ms, rssMb: kb ? Number(kb) / 1024 : null, cpuMs: cpu ? (Number(cpu[1]) + Number(cpu[2])) * 1000 : null, ok: r.status === 0, stdout: r.stdout ?? '' };
 }
 
-const load = (): string => loadavg()[0]!.toFixed(2);
-const fmtMs = (ms: number): string => (ms >= 1000 ? `${round(ms / 1000, 2)} s` : `${round(ms, 0)} ms`);
-const fmtRss = (mb: number | null): string => (mb === null ? '–' : `${round(mb, 0)} MiB`);
+function add(s: Side, r: Run, hits?: number): void {
+  s.ms.push(r.ms);
+  if (r.rssMb !== null) s.rssMb.push(r.rssMb);
+  if (r.cpuMs !== null) s.cpuMs.push(r.cpuMs);
+  if (hits !== undefined) {
+    s.hits.push(hits);
+    s.bytes.push(Buffer.byteLength(r.stdout));
+  }
+  if (!r.ok) s.failed++;
+}
 
-export async function runPeers(opts: { qmd: string; pairs: number; queries: number; dataset: DatasetName; workDir: string }): Promise<void> {
+/** Hits in a search answer: ours `{results: [...]}`, qmd's a bare array; -1 when unreadable. */
+export function hitsIn(stdout: string): number {
+  try {
+    const v = JSON.parse(stdout) as unknown;
+    if (Array.isArray(v)) return v.length;
+    const results = (v as { results?: unknown })?.results;
+    return Array.isArray(results) ? results.length : -1;
+  } catch {
+    return -1;
+  }
+}
+
+const load = (): number => round(loadavg()[0]!, 2);
+const fmtMs = (ms: number): string => (ms >= 1000 ? `${round(ms / 1000, 2)} s` : `${round(ms, 1)} ms`);
+
+interface Setup {
+  qmd: string;
+  dataset: DatasetName;
+  repoDir: string;
+  repoUrl: string;
+  mask: string;
+  base: string;
+  kb: string;
+  qmdEnv: NodeJS.ProcessEnv;
+  ours: NodeJS.ProcessEnv;
+}
+
+/** Index pairs; returns our topic id (from the last create) with the figures. */
+function indexPairs(s: Setup, pairs: number): { ours: Side; qmd: Side; loads: number[]; topic: string } {
+  const out = { ours: side(), qmd: side(), loads: [] as number[], topic: '' };
+  const cache = s.qmdEnv.XDG_CACHE_HOME!;
+  for (let p = 0; p < pairs; p++) {
+    out.loads.push(load());
+    const ourTurn = (): void => {
+      rmSync(s.kb, { recursive: true, force: true });
+      if (!run(process.execPath, [BIN, 'init', '--root', s.kb, '--json'], { env: s.ours }).ok) throw new Error('tkoma-ref init failed');
+      const r = run(process.execPath, [BIN, 'topic', 'create', '--yes', '--json', '--embedder', 'none', '--title', s.dataset, '--git', s.repoUrl, '--root', s.kb], { env: s.ours });
+      add(out.ours, r);
+      out.topic = (JSON.parse(r.stdout) as { topic_id: string }).topic_id;
+    };
+    const qmdTurn = (): void => {
+      rmSync(cache, { recursive: true, force: true });
+      rmSync(s.qmdEnv.XDG_CONFIG_HOME!, { recursive: true, force: true });
+      mkdirSync(cache, { recursive: true });
+      add(out.qmd, run(s.qmd, ['collection', 'add', s.repoDir, '--name', s.dataset, '--mask', s.mask], { env: s.qmdEnv, cwd: s.base }));
+    };
+    // Alternate who goes first, so neither always runs on the warmer page cache.
+    for (const turn of p % 2 === 0 ? [ourTurn, qmdTurn] : [qmdTurn, ourTurn]) turn();
+    process.stderr.write(`[peers] index pair ${p + 1}: ours ${fmtMs(out.ours.ms.at(-1)!)}, qmd ${fmtMs(out.qmd.ms.at(-1)!)} (load ${out.loads.at(-1)})\n`);
+  }
+  return out;
+}
+
+type Pair = { ours: Side; qmd: Side; loads: number[] };
+
+/** The same environment less NODE_EXTRA_CA_CERTS, which Node 20 reads at every start (Node 22 lazily). */
+export function withoutExtraCa(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  const { NODE_EXTRA_CA_CERTS: _dropped, ...rest } = env;
+  return rest;
+}
+
+/**
+ * Cold pairs, query by query, in the environment as given and (when it sets one) without
+ * NODE_EXTRA_CA_CERTS: the variable costs our Node 20 ~40 ms of CPU per start and qmd's Node 22
+ * nothing, and a user's machine seldom has it. The four runs of a query rotate their order.
+ */
+function coldPairs(s: Setup, topic: string, questions: string[]): { asIs: Pair; noCa: Pair | null } {
+  const asIs: Pair = { ours: side(), qmd: side(), loads: [] };
+  const noCa: Pair | null = s.ours.NODE_EXTRA_CA_CERTS ? { ours: side(), qmd: side(), loads: [] } : null;
+  questions.forEach((q, i) => {
+    if (i % 10 === 0) for (const p of [asIs, noCa]) p?.loads.push(load());
+    const ours = (into: Pair, env: NodeJS.ProcessEnv) => (): void => {
+      const r = run(process.execPath, [BIN, 'search', q, '--topic', topic, '--json', '--no-server', '--limit', '10', '--root', s.kb], { env });
+      add(into.ours, r, hitsIn(r.stdout));
+    };
+    const qmd = (into: Pair, env: NodeJS.ProcessEnv) => (): void => {
+      const r = run(s.qmd, ['search', q, '--format', 'json', '-n', '10', '-c', s.dataset], { env, cwd: s.base });
+      add(into.qmd, r, hitsIn(r.stdout));
+    };
+    const turns = [ours(asIs, s.ours), qmd(asIs, s.qmdEnv)];
+    if (noCa) turns.push(ours(noCa, withoutExtraCa(s.ours)), qmd(noCa, withoutExtraCa(s.qmdEnv)));
+    for (let k = 0; k < turns.length; k++) turns[(i + k) % turns.length]!();
+  });
+  return { asIs, noCa };
+}
+
+/** One timed tools/call, with the server tree's CPU; the hits come from the structured content. */
+async function timedCall(rpc: StdioRpc, name: string, args: Record<string, unknown>, into: Side): Promise<void> {
+  const cpu0 = treeCpuMs(rpc.child.pid);
+  const t = performance.now();
+  const r = await rpc.request('tools/call', { name, arguments: args });
+  into.ms.push(performance.now() - t);
+  const cpu1 = treeCpuMs(rpc.child.pid);
+  if (cpu0 !== null && cpu1 !== null) into.cpuMs.push(cpu1 - cpu0);
+  if (r.isError) {
+    into.failed++;
+    process.stderr.write(`[peers] ${name} failed: ${JSON.stringify(r.content).slice(0, 300)}\n`);
+  }
+  const results = r.structuredContent?.results;
+  into.hits.push(Array.isArray(results) ? results.length : -1);
+  into.bytes.push(Buffer.byteLength(JSON.stringify(r)));
+}
+
+async function warmPairs(s: Setup, topic: string, questions: string[], rounds: number, limits: readonly number[]) {
+  const ours = new StdioRpc(process.execPath, [BIN, 'mcp', '--root', s.kb], { env: s.ours });
+  const qmd = new StdioRpc(s.qmd, ['mcp'], { env: s.qmdEnv, cwd: s.base });
+  const out = new Map(limits.map((l) => [l, { ours: side(), qmd: side(), loads: [] as number[] }]));
+  try {
+    await Promise.all([ours.initialize(), qmd.initialize()]);
+    const ourArgs = (q: string, limit: number) => ({ topic, question: q, limit });
+    const qmdArgs = (q: string, limit: number) => ({ searches: [{ type: 'lex', query: q }], limit, rerank: false, collections: [s.dataset] });
+    // One untimed call each: our server's index preload, qmd's database open.
+    await timedCall(ours, 'reference_search', ourArgs(questions[0]!, 10), side());
+    await timedCall(qmd, 'query', qmdArgs(questions[0]!, 10), side());
+    for (let round = 0; round < rounds; round++) {
+      for (const limit of limits) {
+        const o = out.get(limit)!;
+        o.loads.push(load());
+        for (const [i, q] of questions.entries()) {
+          const a = () => timedCall(ours, 'reference_search', ourArgs(q, limit), o.ours);
+          const b = () => timedCall(qmd, 'query', qmdArgs(q, limit), o.qmd);
+          for (const turn of (i + round) % 2 === 0 ? [a, b] : [b, a]) await turn();
+        }
+      }
+    }
+  } finally {
+    await Promise.all([ours.close(), qmd.close()]);
+  }
+  return out;
+}
+
+/** One `peers` record from the two sides of a measurement. */
+export function peerRecord(
+  mode: string,
+  pair: { ours: Side; qmd: Side; loads: number[] },
+  extra: { dataset: string; command: string; note: string },
+): BenchRecord {
+  const p50 = (xs: number[]): number => percentile(xs, 50);
+  const peak = (xs: number[]): number | undefined => (xs.length ? round(Math.max(...xs), 0) : undefined);
+  const hits = (xs: number[]): number | undefined => (xs.length ? round(mean(xs), 1) : undefined);
+  const rec: BenchRecord = {
+    bench: 'peers',
+    dataset: extra.dataset,
+    mode,
+    embedder: 'none',
+    runs: pair.ours.ms.length,
+    ours_p50_ms: round(p50(pair.ours.ms)),
+    qmd_p50_ms: round(p50(pair.qmd.ms)),
+    ratio: round(p50(pair.ours.ms) / p50(pair.qmd.ms), 2),
+    ours_min_ms: round(Math.min(...pair.ours.ms)),
+    qmd_min_ms: round(Math.min(...pair.qmd.ms)),
+    ours_peak_rss_mb: peak(pair.ours.rssMb),
+    qmd_peak_rss_mb: peak(pair.qmd.rssMb),
+    ours_mean_hits: hits(pair.ours.hits),
+    qmd_mean_hits: hits(pair.qmd.hits),
+    // Means, not medians: /proc counts CPU in 10 ms ticks, so one warm call is mostly 0 or 10.
+    ours_cpu_ms: pair.ours.cpuMs.length ? round(mean(pair.ours.cpuMs)) : undefined,
+    qmd_cpu_ms: pair.qmd.cpuMs.length ? round(mean(pair.qmd.cpuMs)) : undefined,
+    ours_mean_bytes: pair.ours.bytes.length ? Math.round(mean(pair.ours.bytes)) : undefined,
+    qmd_mean_bytes: pair.qmd.bytes.length ? Math.round(mean(pair.qmd.bytes)) : undefined,
+    failed: pair.ours.failed + pair.qmd.failed,
+    load_min: Math.min(...pair.loads),
+    load_max: Math.max(...pair.loads),
+    ...stamp(extra.command),
+    note: extra.note,
+  };
+  for (const k of Object.keys(rec)) if (rec[k] === undefined) delete rec[k];
+  return rec;
+}
+
+export async function runPeers(opts: { qmd: string; pairs: number; queries: number; dataset: DatasetName; workDir: string }): Promise<BenchRecord[]> {
+  checkBuilt();
   const data = loadBeir(join(BENCH_DATA, opts.dataset));
   const base = join(opts.workDir, 'peers', opts.dataset);
-  const repo = await repoFromFiles(join(base, 'repo'), `${opts.dataset}:${data.corpus.length}:${data.corpus[0]?.id}`, () =>
-    data.corpus.map((d) => documentFile(opts.dataset, d)),
-  );
-  const node = process.execPath;
-  const kb = join(base, 'kb');
+  const files = (): [string, string][] => data.corpus.map((d) => documentFile(opts.dataset, d));
+  const repo = await repoFromFiles(join(base, 'repo'), `${opts.dataset}:${data.corpus.length}:${data.corpus[0]?.id}`, files);
   const cache = join(base, 'qmd-cache');
-  const qmdEnv = { ...process.env, XDG_CACHE_HOME: cache, XDG_CONFIG_HOME: join(cache, 'config') };
-  const ours = { ...process.env, TKOMA_REF_EMBEDDER: 'none' };
+  const s: Setup = {
+    qmd: opts.qmd,
+    dataset: opts.dataset,
+    repoDir: repo.dir,
+    repoUrl: repo.url,
+    mask: `**/*${extname(files()[0]![0])}`,
+    base,
+    kb: join(base, 'kb'),
+    qmdEnv: { ...process.env, XDG_CACHE_HOME: cache, XDG_CONFIG_HOME: join(base, 'qmd-config'), NO_COLOR: '1' },
+    ours: { ...process.env, TKOMA_REF_EMBEDDER: 'none', NO_COLOR: '1' },
+  };
+  const version = run(opts.qmd, ['--version'], { env: s.qmdEnv, cwd: base }).stdout.trim();
+  const command = `npm run bench:peers -- --qmd PATH --pairs ${opts.pairs} --queries ${opts.queries}${opts.dataset === 'scifact' ? '' : ` --dataset ${opts.dataset}`}`;
+  const dataset = `${opts.dataset} (${data.corpus.length.toLocaleString('en-US')} docs)`;
+  const note = (what: string): { dataset: string; command: string; note: string } => ({ dataset, command, note: `${version}; ${what}` });
 
-  const index: { ours: Run[]; qmd: Run[]; loads: string[] } = { ours: [], qmd: [], loads: [] };
-  for (let p = 0; p < opts.pairs; p++) {
-    index.loads.push(load());
-    rmSync(kb, { recursive: true, force: true });
-    const init = run(node, [BIN, 'init', '--root', kb, '--json'], ours);
-    if (!init.ok) throw new Error('tkoma-ref init failed');
-    index.ours.push(run(node, [BIN, 'topic', 'create', '--yes', '--json', '--embedder', 'none', '--title', opts.dataset, '--git', repo.url, '--root', kb], ours));
-    rmSync(cache, { recursive: true, force: true });
-    mkdirSync(cache, { recursive: true });
-    const add = run(opts.qmd, ['collection', 'add', repo.dir, '--name', opts.dataset, '--mask', '**/*.md'], qmdEnv);
-    const update = run(opts.qmd, ['update'], qmdEnv);
-    index.qmd.push({ ms: add.ms + update.ms, rssMb: Math.max(add.rssMb ?? 0, update.rssMb ?? 0) || null, ok: add.ok && update.ok });
-    process.stderr.write(`[peers] index pair ${p + 1}: ours ${fmtMs(index.ours.at(-1)!.ms)}, qmd ${fmtMs(index.qmd.at(-1)!.ms)} (load ${index.loads.at(-1)})\n`);
-  }
-
+  const index = indexPairs(s, opts.pairs);
   const questions = data.queries.slice(0, opts.queries).map((q) => q.text);
-  const cold: { ours: Run[]; qmd: Run[]; loads: string[] } = { ours: [], qmd: [], loads: [] };
-  questions.forEach((q, i) => {
-    if (i % 10 === 0) cold.loads.push(load());
-    // Alternate who goes first, so neither always runs on a warmer page cache.
-    const a = (): number => cold.ours.push(run(node, [BIN, 'search', q, '--json', '--no-server', '--root', kb], ours));
-    const b = (): number => cold.qmd.push(run(opts.qmd, ['search', q, '--json', '-n', '10', '-c', opts.dataset], qmdEnv));
-    for (const side of i % 2 === 0 ? [a, b] : [b, a]) side();
-  });
-  const nodeStart = Array.from({ length: 5 }, () => run(node, ['-e', '0']).ms);
+  process.stderr.write(`[peers] ${questions.length} cold searches each…\n`);
+  const cold = coldPairs(s, index.topic, questions);
+  process.stderr.write(`[peers] warm: ${opts.pairs} rounds × ${questions.length} MCP calls each, 10 and 100 hits…\n`);
+  const warm = await warmPairs(s, index.topic, questions, opts.pairs, [10, 100]);
+  const nodeStart = Array.from({ length: 5 }, () => run(process.execPath, ['-e', '0']).ms);
 
-  const med = (xs: Run[]): number => percentile(xs.map((x) => x.ms), 50);
-  const peak = (xs: Run[]): number | null => (xs.some((x) => x.rssMb !== null) ? Math.max(...xs.map((x) => x.rssMb ?? 0)) : null);
-  const ratio = (a: number, b: number): string => `${round(a / b, 2)}×`;
-  const rows = [
-    ['index from scratch (median of pairs)', fmtMs(med(index.ours)), fmtRss(peak(index.ours)), fmtMs(med(index.qmd)), fmtRss(peak(index.qmd)), ratio(med(index.ours), med(index.qmd)), index.loads.join(', ')],
-    ['cold search --json, one process per query (p50)', fmtMs(med(cold.ours)), fmtRss(peak(cold.ours)), fmtMs(med(cold.qmd)), fmtRss(peak(cold.qmd)), ratio(med(cold.ours), med(cold.qmd)), cold.loads.join(', ')],
+  return [
+    peerRecord('index from scratch', index, note('tkoma-ref init + topic create --yes --embedder none from file:// git, against qmd collection add (fresh cache)')),
+    peerRecord('cold search, 10 hits', cold.asIs, note(`one process per query (\`node -e 0\`: ${fmtMs(percentile(nodeStart, 50))}); qmd through its bin launcher, which starts a second Node`)),
+    ...(cold.noCa ? [peerRecord('cold search, 10 hits, no NODE_EXTRA_CA_CERTS', cold.noCa, note('as the row above, both sides without NODE_EXTRA_CA_CERTS (set on this machine, seldom on a user\'s)'))] : []),
+    ...[10, 100].map((l) => peerRecord(`warm MCP, ${l} hits`, warm.get(l)!, note('tools/call round trip over stdio: reference_search against qmd query with one lex search, rerank false'))),
   ];
-  printTable(['measurement', 'tkoma-ref', 'peak RSS', 'qmd', 'peak RSS', 'ratio (lower is ours faster)', 'load average (1 min)'], rows);
-  const failed = [...index.ours, ...index.qmd, ...cold.ours, ...cold.qmd].filter((r) => !r.ok).length;
-  process.stdout.write(`\n\`node -e 0\`: ${fmtMs(percentile(nodeStart, 50))}; ${opts.pairs} index pairs, ${questions.length} queries; failed runs: ${failed}\n`);
+}
+
+export function printPeers(records: readonly BenchRecord[]): void {
+  const cell = (r: BenchRecord, who: 'ours' | 'qmd'): string => {
+    const ms = r[`${who}_p50_ms`] as number;
+    const rss = r[`${who}_peak_rss_mb`];
+    return `${fmtMs(ms)}${typeof rss === 'number' ? `, ${rss} MiB` : ''}`;
+  };
+  printTable(
+    ['measurement', 'runs', 'tkoma-ref p50', 'qmd p50', 'ratio', 'hits (ours / qmd)', 'answer bytes (ours / qmd)', 'CPU ms, mean (ours / qmd)', 'failed', 'load (1 min)'],
+    records.map((r) => [
+      r.mode,
+      String(r.runs),
+      cell(r, 'ours'),
+      cell(r, 'qmd'),
+      `${r.ratio}×`,
+      `${r.ours_mean_hits ?? '–'} / ${r.qmd_mean_hits ?? '–'}`,
+      `${r.ours_mean_bytes ?? '–'} / ${r.qmd_mean_bytes ?? '–'}`,
+      `${r.ours_cpu_ms ?? '–'} / ${r.qmd_cpu_ms ?? '–'}`,
+      String(r.failed),
+      `${r.load_min}–${r.load_max}`,
+    ]),
+  );
 }
 
 if (isMain(import.meta.url)) {
@@ -124,6 +343,7 @@ if (isMain(import.meta.url)) {
       pairs: { type: 'string', default: '3' },
       queries: { type: 'string', default: '30' },
       dataset: { type: 'string', default: 'scifact' },
+      'no-save': { type: 'boolean', default: false },
     },
   });
   const qmd = findQmd(values.qmd);
@@ -132,5 +352,7 @@ if (isMain(import.meta.url)) {
     process.exit(0);
   }
   if (values.dataset !== 'scifact' && values.dataset !== 'cosqa') throw new Error(`unknown dataset ${values.dataset} (scifact, cosqa)`);
-  await runPeers({ qmd, pairs: Number(values.pairs), queries: Number(values.queries), dataset: values.dataset, workDir: WORK_DIR });
+  const records = await runPeers({ qmd, pairs: Number(values.pairs), queries: Number(values.queries), dataset: values.dataset, workDir: WORK_DIR });
+  printPeers(records);
+  if (!values['no-save']) saveRecords(records, outputsFor(false));
 }

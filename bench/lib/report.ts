@@ -4,7 +4,7 @@
  * detail, each table followed by the commands that produced it. Nobody types figures in here.
  */
 import { type BenchName, type BenchRecord, type Machine, metric, metricsOf } from './records.js';
-import { BASELINES, latencyVerdict, mark, qualityVerdict, syncVerdict, throughputVerdict } from './targets.js';
+import { BASELINES, latencyVerdict, mark, peersVerdict, qualityVerdict, syncVerdict, throughputVerdict } from './targets.js';
 
 export interface ReportOptions {
   title?: string;
@@ -62,6 +62,7 @@ const EMBEDDERS = ['none', 'use-lite'];
 const STAGES = ['fetch', 'chunk', 'lexical', 'lexical-save', 'embed', 'create'];
 const PATHS = ['cold', 'warm (serve, CLI)', 'warm (serve, socket)', 'warm (in-process)'];
 const SYNC_PATHS = ['command', 'watch'];
+const PEER_MODES = ['index from scratch', 'cold search, 10 hits', 'cold search, 10 hits, no NODE_EXTRA_CA_CERTS', 'warm MCP, 10 hits', 'warm MCP, 100 hits'];
 
 function sizeOf(r: BenchRecord): number {
   return metric(r, 'chunks') ?? metric(r, 'files') ?? 0;
@@ -84,6 +85,8 @@ function sorted(records: readonly BenchRecord[], bench: BenchName): BenchRecord[
           a.dataset.localeCompare(b.dataset) || b.mode.length - a.mode.length || a.mode.localeCompare(b.mode);
       case 'latency':
         return sizeOf(a) - sizeOf(b) || rank(PATHS, a.mode) - rank(PATHS, b.mode) || a.mode.localeCompare(b.mode);
+      case 'peers':
+        return a.dataset.localeCompare(b.dataset) || rank(PEER_MODES, a.mode) - rank(PEER_MODES, b.mode) || a.mode.localeCompare(b.mode);
       case 'throughput':
         return a.dataset.localeCompare(b.dataset) || rank(STAGES, a.mode) - rank(STAGES, b.mode) || a.embedder.localeCompare(b.embedder);
       default:
@@ -193,6 +196,44 @@ export function syncTable(records: readonly BenchRecord[]): string {
   return mdTable(['topic', 'path', 'embedder', 'runs', 'median change → searchable', 'slowest', 'target'], rows);
 }
 
+/** p50, then the peak RSS when there is one: "6.3 s, 212 MB". */
+function peerCell(r: BenchRecord, who: 'ours' | 'qmd'): string {
+  const p50 = metric(r, `${who}_p50_ms`);
+  const rss = metric(r, `${who}_peak_rss_mb`);
+  const time = p50 !== undefined && p50 >= 1000 ? `${(p50 / 1000).toFixed(2)} s` : `${fmtNumber(p50, 'ms')} ms`;
+  return rss === undefined ? time : `${time}, ${fmtNumber(rss, 'mb')} MB`;
+}
+
+/** Wall-time ratio, then the CPU-time ratio (the steadier of the two on a busy machine). */
+function ratioCell(r: BenchRecord): string {
+  const wall = metric(r, 'ratio');
+  const ours = metric(r, 'ours_cpu_ms');
+  const qmd = metric(r, 'qmd_cpu_ms');
+  const cpu = ours !== undefined && qmd !== undefined && qmd > 0 ? `, CPU ${(ours / qmd).toFixed(2)}×` : '';
+  return `${wall?.toFixed(2) ?? '–'}×${cpu}`;
+}
+
+const kb = (bytes: number | undefined): string => (bytes === undefined ? '–' : (bytes / 1000).toFixed(bytes < 1000 ? 2 : 1));
+
+export function peersTable(records: readonly BenchRecord[]): string {
+  const rs = sorted(records, 'peers');
+  if (rs.length === 0) return '_No head-to-head records yet (needs a qmd binary)._';
+  const rows = rs.map((r) => [
+    r.dataset,
+    r.mode,
+    fmtNumber(metric(r, 'runs')),
+    peerCell(r, 'ours'),
+    peerCell(r, 'qmd'),
+    ratioCell(r),
+    `${metric(r, 'ours_mean_hits') ?? '–'} / ${metric(r, 'qmd_mean_hits') ?? '–'}`,
+    `${kb(metric(r, 'ours_mean_bytes'))} / ${kb(metric(r, 'qmd_mean_bytes'))}`,
+    `${fmtNumber(metric(r, 'ours_cpu_ms'), 'ms')} / ${fmtNumber(metric(r, 'qmd_cpu_ms'), 'ms')}`,
+    `${metric(r, 'load_min')?.toFixed(1) ?? '–'}–${metric(r, 'load_max')?.toFixed(1) ?? '–'}`,
+    mark(peersVerdict(r)),
+  ]);
+  return mdTable(['data set', 'measurement', 'runs', 'tkoma-ref p50', 'qmd p50', 'ratio', 'hits (ours / qmd)', 'answer kB (ours / qmd)', 'CPU ms (ours / qmd)', 'load (1 min)', 'target'], rows);
+}
+
 // ---- details ----------------------------------------------------------------------------------
 
 function machineLine(m: Machine): string {
@@ -218,7 +259,8 @@ function baselinesTable(): string {
   return mdTable(['data set', 'system (published)', 'nDCG@10', 'Recall@10'], rows);
 }
 
-const SECTIONS: { bench: BenchName; title: string; table: (rs: readonly BenchRecord[]) => string; about: string }[] = [
+/** `optional`: measured only where an outside tool is installed, so left out until it has records. */
+const SECTIONS: { bench: BenchName; title: string; table: (rs: readonly BenchRecord[]) => string; about: string; optional?: boolean }[] = [
   {
     bench: 'quality',
     title: 'Retrieval quality',
@@ -254,6 +296,14 @@ const SECTIONS: { bench: BenchName; title: string; table: (rs: readonly BenchRec
     about:
       'One file changed in a large topic, then: command = the next `search --json` process finds the new text (edit to exit); watch = a running `watch --json` emits its sync event, then a `search --json` process finds the new text.',
   },
+  {
+    bench: 'peers',
+    title: 'Head to head with qmd',
+    table: peersTable,
+    optional: true,
+    about:
+      '`npm run bench:peers -- --qmd PATH`: tkoma-ref and qmd on the same files, run alternately pair by pair (who goes first alternates too), embedder none on both. index = `init` + `topic create --yes` from a file:// git copy against qmd `collection add` into a fresh cache; cold = one whole process per query (`search --json --no-server --limit 10` against `qmd search --format json -n 10`, qmd through its own bin launcher); warm = one running MCP server each over stdio (`reference_search` against qmd `query` with one lex search and rerank false; that path of qmd takes 20 full-text results per search, so it never returns more than 20 hits). ratio = our p50 / qmd p50 (below 1: ours faster), then the same for mean CPU time. Peak RSS is the largest single process (/usr/bin/time). hits = mean hits returned: qmd ANDs the terms, so it often returns fewer; answer kB = mean size of what each side built and sent (stdout, or the JSON-RPC result); CPU ms = mean user + system time per run, children included (/usr/bin/time; for the MCP servers, the server process tree from /proc, in 10 ms ticks, so only the mean over many calls means something). CPU time and bytes move much less with the load than wall time. qmd is installed by hand outside the project; nothing here installs it.',
+  },
 ];
 
 export function renderReport(records: readonly BenchRecord[], opts: ReportOptions = {}): string {
@@ -269,6 +319,7 @@ export function renderReport(records: readonly BenchRecord[], opts: ReportOption
   out.push('## Headline', '');
   for (const s of SECTIONS) {
     const rs = records.filter((r) => r.bench === s.bench);
+    if (s.optional && rs.length === 0) continue;
     out.push(`### ${s.title}`, '', s.table(records), '');
     const cmds = commandsOf(rs);
     if (cmds) out.push(cmds, '');

@@ -111,3 +111,20 @@ export function syncVerdict(r: BenchRecord): Verdict | null {
   const max = metric(r, 'max_ms');
   return max === undefined ? null : { goal: `every run ≤ ${TARGETS.syncMs.toLocaleString('en-US')} ms`, ok: max <= TARGETS.syncMs };
 }
+
+/**
+ * Issue 15's head-to-head targets: topic create ≤ 0.8× qmd's index, cold search ≤ 0.9× qmd's,
+ * both in the same run; warm with 100 hits ≤ 10 ms at SciFact scale (ours alone).
+ */
+export const PEER_TARGETS = { indexRatio: 0.8, coldRatio: 0.9, warm100Ms: 10 } as const;
+
+export function peersVerdict(r: BenchRecord): Verdict | null {
+  const ratio = metric(r, 'ratio');
+  if (r.mode.startsWith('index') && ratio !== undefined) return { goal: `≤ ${PEER_TARGETS.indexRatio}×`, ok: ratio <= PEER_TARGETS.indexRatio };
+  if (r.mode.startsWith('cold') && ratio !== undefined) return { goal: `≤ ${PEER_TARGETS.coldRatio}×`, ok: ratio <= PEER_TARGETS.coldRatio };
+  const ours = metric(r, 'ours_p50_ms');
+  if (r.mode.startsWith('warm') && r.mode.includes('100 hits') && ours !== undefined) {
+    return { goal: `ours ≤ ${PEER_TARGETS.warm100Ms} ms`, ok: ours <= PEER_TARGETS.warm100Ms };
+  }
+  return null;
+}
