@@ -45,7 +45,7 @@ describe('segment records', () => {
     expect(back.count).toBe(records.length);
     expect(back.textBytes).toBe(records.reduce((n, r) => n + r.len, 0));
     expect(back.all()).toEqual(records);
-    expect(back.all().map((r) => JSON.stringify(r))).toEqual(records.map((r) => JSON.stringify(r)));
+    expect(back.all()!.map((r) => JSON.stringify(r))).toEqual(records.map((r) => JSON.stringify(r)));
     expect(back.record(2)).toBe(back.record(2)); // made once
   });
 
@@ -62,6 +62,14 @@ describe('segment records', () => {
     expect(decode(encodeRecords(GEN, []))!.all()).toEqual([]);
   });
 
+  it('list one run per file, in doc order', () => {
+    expect(decode(bytes)!.runs).toEqual([
+      { path: 'a.md', start: 0, count: 3 },
+      { path: 'dir/b.ts', start: 3, count: 4 },
+      { path: 'c.txt', start: 7, count: 1 },
+    ]);
+  });
+
   it('refuse another generation, every truncation, trailing bytes and another version', () => {
     expect(decode(bytes, GEN + 1)).toBeNull();
     for (let n = 0; n < bytes.length; n += 7) expect(decode(bytes.subarray(0, n))).toBeNull();
@@ -71,17 +79,29 @@ describe('segment records', () => {
     expect(decode(version)).toBeNull();
   });
 
-  it('every body word set to 0xFFFFFFFF: refused, or still only in-range records', () => {
+  it('every body word set to 0xFFFFFFFF: refused, or each record damaged (null) or in range', () => {
+    let refused = 0;
+    let damaged = 0;
     for (let at = 96; at + 4 <= bytes.length; at += 4) {
       const copy = Buffer.from(bytes);
       copy.writeUInt32LE(0xffffffff, at);
       const back = decode(copy);
-      if (!back) continue;
-      for (const r of back.all()) {
+      if (!back) {
+        refused++;
+        continue;
+      }
+      for (let i = 0; i < back.count; i++) {
+        const r = back.record(i);
+        if (!r) {
+          damaged++;
+          continue;
+        }
         expect(typeof r.path).toBe('string');
         expect(r.off + r.len).toBeLessThanOrEqual(back.textBytes);
       }
     }
+    expect(refused).toBeGreaterThan(0);
+    expect(damaged).toBeGreaterThan(0);
   });
 });
 
@@ -94,6 +114,7 @@ describe('live chunks', () => {
 
   it('find live chunks by id, mask the dead ones, and list them in segment then doc order', () => {
     const { chunks, masks } = LiveChunks.open(segments, files)!;
+    expect(chunks.get('a.md#1')).toBe(chunks.get('a.md#1'));
     expect(masks.map((m) => [...m])).toEqual([[1, 1, 0, 0, 0, 1], [1, 1]]);
     expect(chunks.size).toBe(5);
     expect(chunks.get('b.md#1')).toMatchObject({ id: 'b.md#1', seg: 2 });
@@ -107,5 +128,14 @@ describe('live chunks', () => {
     expect(LiveChunks.open(segments, { ...files, 'b.md': entry(3, 2) })).toBeNull();
     expect(LiveChunks.open(segments, { ...files, 'gone.md': entry(1, 1) })).toBeNull();
     expect(LiveChunks.open([segments[0]!], files)).toBeNull();
+  });
+
+  it('do not find a record whose ordinal disagrees with its place in its run (a damaged file)', () => {
+    const swapped = recordsOf([['a.md', 2]], 1);
+    [swapped[0], swapped[1]] = [swapped[1]!, swapped[0]!];
+    const records = decode(encodeRecords(1, swapped), 1)!;
+    const { chunks } = LiveChunks.open([{ gen: 1, records }], { 'a.md': entry(2, 1) })!;
+    expect(chunks.get('a.md#0')).toBeUndefined();
+    expect(chunks.get('a.md#1')).toBeUndefined();
   });
 });

@@ -9,6 +9,7 @@ import type { SegmentRecords, StoredChunk } from './segment-records.js';
 
 interface Run {
   records: SegmentRecords;
+  path: string;
   start: number;
   count: number;
 }
@@ -22,7 +23,8 @@ export class LiveChunks implements ReadonlyMap<string, StoredChunk> {
   /**
    * Live chunks of `segments` (oldest first) under the file table `files`, with each segment's
    * liveness mask (1 = live). Null when the segments do not hold what the table says: a live
-   * file's chunks split, out of order, or not as many as it counts.
+   * file's chunks split in two runs, or not as many as it counts. A record that does not say it
+   * is the chunk its place in the run implies (a damaged file) is not found.
    */
   static open(segments: readonly { gen: number; records: SegmentRecords }[], files: Readonly<Record<string, FileEntry>>): { chunks: LiveChunks; masks: Uint8Array[] } | null {
     const runs = new Map<string, Run>();
@@ -30,27 +32,20 @@ export class LiveChunks implements ReadonlyMap<string, StoredChunk> {
     let size = 0;
     for (const { gen, records } of segments) {
       const live = new Uint8Array(records.count);
-      for (let start = 0; start < records.count; ) {
-        const pathNumber = records.pathNumber(start);
-        let end = start + 1;
-        while (end < records.count && records.pathNumber(end) === pathNumber) end++;
-        const path = records.pathAt(start);
+      for (const { path, start, count } of records.runs) {
         const f = Object.hasOwn(files, path) ? files[path] : undefined;
-        if (f && f.seg === gen) {
-          if (runs.has(path)) return null;
-          for (let i = start; i < end; i++) if (records.ordinalAt(i) !== i - start) return null;
-          live.fill(1, start, end);
-          runs.set(path, { records, start, count: end - start });
-          size += end - start;
-        }
-        start = end;
+        if (!f || f.seg !== gen) continue;
+        if (runs.has(path) || f.chunkCount !== count) return null;
+        live.fill(1, start, start + count);
+        runs.set(path, { records, path, start, count });
+        size += count;
       }
       masks.push(live);
     }
-    for (const path in files) {
-      const f = files[path]!;
-      if (f.chunkCount > 0 && runs.get(path)?.count !== f.chunkCount) return null;
-    }
+    // Each run is a distinct file whose count matched: any file left without one is missing.
+    let counted = 0;
+    for (const f of Object.values(files)) if (f.chunkCount > 0) counted++;
+    if (counted !== runs.size) return null;
     return { chunks: new LiveChunks(runs, size), masks };
   }
 
@@ -61,7 +56,9 @@ export class LiveChunks implements ReadonlyMap<string, StoredChunk> {
     const digits = id.slice(hash + 1);
     const n = Number(digits);
     if (!run || !/^(0|[1-9]\d*)$/.test(digits) || n >= run.count) return undefined;
-    return run.records.record(run.start + n);
+    // The run says which records are the file's; each must also say it is chunk n of it.
+    const r = run.records.record(run.start + n);
+    return r && r.id === id ? r : undefined;
   }
 
   has(id: string): boolean {
@@ -79,10 +76,19 @@ export class LiveChunks implements ReadonlyMap<string, StoredChunk> {
   /** In segment order, then doc order: the order the index used to insert them in. */
   *values(): MapIterator<StoredChunk> {
     const bySegment = new Map<SegmentRecords, Run[]>();
-    for (const run of this.runs.values()) bySegment.set(run.records, [...(bySegment.get(run.records) ?? []), run]);
-    for (const [records, runs] of bySegment) {
+    for (const run of this.runs.values()) {
+      const list = bySegment.get(run.records);
+      if (list) list.push(run);
+      else bySegment.set(run.records, [run]);
+    }
+    for (const runs of bySegment.values()) {
       runs.sort((a, b) => a.start - b.start);
-      for (const run of runs) for (let i = run.start; i < run.start + run.count; i++) yield records.record(i);
+      for (const run of runs) {
+        for (let n = 0; n < run.count; n++) {
+          const c = this.get(`${run.path}#${n}`);
+          if (c) yield c;
+        }
+      }
     }
   }
 

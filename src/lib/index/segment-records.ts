@@ -1,19 +1,22 @@
 /**
  * Binary chunk records of one segment (`seg-<g>.rec`). A cold search reads the records of every
  * chunk but needs only the hits' in full: parsing them as JSON (20 MB at 100k chunks) was the
- * largest part of its time. Here they are columns of numbers over one string table, so opening
- * costs a file read and a few bounds checks, and a record becomes an object only when asked for.
+ * largest part of its time. Here they are columns of numbers over one string table plus a table
+ * of files (each file's records are one run), so opening costs a file read and work per file, not
+ * per record; a record is checked and made an object only when asked for.
  *
- *   header   magic "TKSEGREC", u32 version, count, strings, stringBytes, 4 reserved bytes,
+ *   header   magic "TKSEGREC", u32 version, count, strings, stringBytes, runs,
  *            f64 generation, f64 text bytes (sum of lengths), 32-byte digest of the ids (digestIds)
  *   f64[count]            text offset
  *   u32[count] x 11       path, ordinal, startLine, endLine, role, title, symbol + 1 (0 = none),
  *                         kind, language, hash (string numbers except ordinal and lines), text length
+ *   u32[runs] x 2         per run of one file's records: path string number, record count
  *   u32[strings + 1]      byte offsets into the string bytes
  *   utf8[stringBytes]     every distinct string once
  *
- * Decoding checks every count, string number and offset, so a damaged file is refused (null),
- * never read out of range.
+ * Opening checks the sizes, the string offsets and the runs; a record's numbers and strings are
+ * checked when it is made. A damaged file is refused (null), or its damaged records are, and
+ * nothing is ever read out of range.
  */
 import { createHash } from 'node:crypto';
 import { isUtf8 } from 'node:buffer';
@@ -21,7 +24,7 @@ import { isUtf8 } from 'node:buffer';
 import type { Chunk } from '../chunking/types.js';
 
 /** Bump on any layout change: an older file is then unusable and the topic is re-chunked. */
-export const RECORDS_FORMAT = 1;
+export const RECORDS_FORMAT = 2; // 2: the table of runs
 const MAGIC = 'TKSEGREC';
 const HEADER = 96;
 const COLUMNS = ['path', 'ordinal', 'startLine', 'endLine', 'role', 'title', 'symbol', 'kind', 'language', 'hash', 'len'] as const;
@@ -39,14 +42,13 @@ export interface StoredChunk extends Omit<Chunk, 'text'> {
   len: number;
 }
 
-const align8 = (n: number): number => (n + 7) & ~7;
-
-function layout(count: number, strings: number, stringBytes: number): { off: number; columns: number; stringOffsets: number; stringBytes: number; total: number } {
+function layout(count: number, strings: number, stringBytes: number, runs: number): { off: number; columns: number; runs: number; stringOffsets: number; stringBytes: number; total: number } {
   const off = HEADER;
   const columns = off + 8 * count;
-  const stringOffsets = align8(columns + 4 * count * COLUMNS.length);
+  const runsAt = columns + 4 * count * COLUMNS.length;
+  const stringOffsets = runsAt + 8 * runs;
   const bytesAt = stringOffsets + 4 * (strings + 1);
-  return { off, columns, stringOffsets, stringBytes: bytesAt, total: bytesAt + stringBytes };
+  return { off, columns, runs: runsAt, stringOffsets, stringBytes: bytesAt, total: bytesAt + stringBytes };
 }
 
 /**
@@ -98,18 +100,25 @@ export function encodeRecords(gen: number, records: readonly StoredChunk[]): Uin
     offs[i] = r.off;
     textBytes += r.len;
   });
+  const runs: number[] = [];
+  const paths = col('path');
+  for (let i = 0; i < count; i++) {
+    if (i > 0 && paths[i] === paths[i - 1]) runs[runs.length - 1]!++;
+    else runs.push(paths[i]!, 1);
+  }
   const encoded = strings.map((s) => Buffer.from(s, 'utf8'));
   const stringOffsets = new Uint32Array(strings.length + 1);
   encoded.forEach((b, i) => (stringOffsets[i + 1] = stringOffsets[i]! + b.length));
-  const L = layout(count, strings.length, stringOffsets[strings.length]!);
+  const L = layout(count, strings.length, stringOffsets[strings.length]!, runs.length / 2);
   const out = Buffer.alloc(L.total);
   out.write(MAGIC, 0, 'latin1');
-  [RECORDS_FORMAT, count, strings.length, stringOffsets[strings.length]!].forEach((v, i) => out.writeUInt32LE(v, 8 + 4 * i));
+  [RECORDS_FORMAT, count, strings.length, stringOffsets[strings.length]!, runs.length / 2].forEach((v, i) => out.writeUInt32LE(v, 8 + 4 * i));
   out.writeDoubleLE(gen, 32);
   out.writeDoubleLE(textBytes, 40);
   idsDigest(records.map((r) => r.id)).copy(out, 48);
   putLE(out, L.off, offs);
   cols.forEach((c, k) => putLE(out, L.columns + 4 * k * count, c));
+  putLE(out, L.runs, Uint32Array.from(runs));
   putLE(out, L.stringOffsets, stringOffsets);
   encoded.forEach((b, i) => b.copy(out, L.stringBytes + stringOffsets[i]!));
   return out;
@@ -131,10 +140,22 @@ function f64s(buf: Buffer, at: number, n: number): Float64Array {
   return Float64Array.from({ length: n }, (_, i) => buf.readDoubleLE(at + 8 * i));
 }
 
-/** Records of one segment, decoded one at a time on demand (and then kept). */
+/** One file's records: `count` records from `start`, all with path string `path`. */
+export interface RecordRun {
+  path: string;
+  start: number;
+  count: number;
+}
+
+/** Records of one segment, checked and made objects one at a time on demand (and then kept). */
 export class SegmentRecords {
-  private readonly made: (StoredChunk | undefined)[];
-  private readonly texts: (string | undefined)[];
+  private readonly made: (StoredChunk | null | undefined)[];
+  private readonly texts: (string | null | undefined)[];
+  private readonly strings: number;
+  /** Path string number per record. */
+  readonly paths: Uint32Array;
+  /** Ordinal in its file per record. */
+  readonly ordinals: Uint32Array;
 
   private constructor(
     readonly gen: number,
@@ -143,106 +164,92 @@ export class SegmentRecords {
     readonly textBytes: number,
     /** digestIds of the records' ids: the lexical part must have the same. */
     readonly digest: Buffer,
+    /** The runs of records of one file each, in doc order, covering every record. */
+    readonly runs: readonly RecordRun[],
     private readonly offs: Float64Array,
     private readonly cols: Uint32Array[],
     private readonly stringOffsets: Uint32Array,
     private readonly stringBytes: Buffer,
   ) {
-    this.made = new Array<StoredChunk | undefined>(count);
-    this.texts = new Array<string | undefined>(stringOffsets.length - 1);
+    this.strings = stringOffsets.length - 1;
+    this.made = new Array<StoredChunk | null | undefined>(count);
+    this.texts = new Array<string | null | undefined>(this.strings);
+    this.paths = this.column('path');
+    this.ordinals = this.column('ordinal');
   }
 
-  /** Null when `bytes` is not a whole, consistent records file of generation `gen`. */
+  /** Null when `bytes` is not a whole records file of generation `gen` with consistent runs. */
   static decode(gen: number, bytes: Buffer): SegmentRecords | null {
     if (bytes.length < HEADER || bytes.toString('latin1', 0, 8) !== MAGIC || bytes.readUInt32LE(8) !== RECORDS_FORMAT) return null;
-    const [count, strings, stringBytes] = [12, 16, 20].map((at) => bytes.readUInt32LE(at)) as [number, number, number];
-    const L = layout(count, strings, stringBytes);
+    const [count, strings, stringBytes, runCount] = [12, 16, 20, 24].map((at) => bytes.readUInt32LE(at)) as [number, number, number, number];
+    const L = layout(count, strings, stringBytes, runCount);
     if (L.total !== bytes.length || bytes.readDoubleLE(32) !== gen) return null;
     const textBytes = bytes.readDoubleLE(40);
+    if (!(textBytes >= 0 && Number.isInteger(textBytes))) return null;
     const offs = f64s(bytes, L.off, count);
     const cols = COLUMNS.map((_, k) => u32s(bytes, L.columns + 4 * k * count, count));
+    const runTable = u32s(bytes, L.runs, 2 * runCount);
     const stringOffsets = u32s(bytes, L.stringOffsets, strings + 1);
-    const text = bytes.subarray(L.stringBytes, L.total);
     if (stringOffsets[0] !== 0 || stringOffsets[strings] !== stringBytes) return null;
-    for (let i = 0; i < strings; i++) if (stringOffsets[i + 1]! < stringOffsets[i]!) return null;
-    // Strings are cut at their offsets, so each must be whole UTF-8 on its own: the table as a
-    // whole being UTF-8 is not enough, but each offset must also start a character.
-    if (!isUtf8(text)) return null;
-    for (let i = 1; i < strings; i++) if ((text[stringOffsets[i]!]! & 0xc0) === 0x80) return null;
-    const byName = (name: Column): Uint32Array => cols[COLUMNS.indexOf(name)]!;
-    for (const name of ['path', 'role', 'title', 'kind', 'language', 'hash'] as const) {
-      const c = byName(name);
-      for (let i = 0; i < count; i++) if (c[i]! >= strings) return null;
+    const runs: RecordRun[] = [];
+    const made = new SegmentRecords(gen, count, textBytes, Buffer.from(bytes.subarray(48, 80)), runs, offs, cols, stringOffsets, bytes.subarray(L.stringBytes, L.total));
+    let start = 0;
+    for (let r = 0; r < runCount; r++) {
+      const n = runTable[2 * r + 1]!;
+      const path = made.string(runTable[2 * r]!);
+      if (path === null || n === 0 || start + n > count) return null;
+      runs.push({ path, start, count: n });
+      start += n;
     }
-    const symbol = byName('symbol');
-    for (let i = 0; i < count; i++) if (symbol[i]! > strings) return null;
-    const len = byName('len');
-    let sum = 0;
-    for (let i = 0; i < count; i++) {
-      const o = offs[i]!;
-      if (!(o >= 0 && Number.isInteger(o) && o + len[i]! <= textBytes)) return null;
-      sum += len[i]!;
-    }
-    if (sum !== textBytes) return null;
-    return new SegmentRecords(gen, count, textBytes, Buffer.from(bytes.subarray(48, 80)), offs, cols, stringOffsets, text);
+    return start === count ? made : null;
   }
 
   private column(name: Column): Uint32Array {
     return this.cols[COLUMNS.indexOf(name)]!;
   }
 
-  private string(n: number): string {
+  /** String `n`, or null when out of range or not whole UTF-8 (a damaged file). */
+  private string(n: number): string | null {
     let s = this.texts[n];
     if (s === undefined) {
-      s = this.stringBytes.toString('utf8', this.stringOffsets[n], this.stringOffsets[n + 1]);
+      const from = this.stringOffsets[n];
+      const to = this.stringOffsets[n + 1];
+      const ok = n < this.strings && from !== undefined && to !== undefined && from <= to && to <= this.stringBytes.length;
+      s = ok && isUtf8(this.stringBytes.subarray(from, to)) ? this.stringBytes.toString('utf8', from, to) : null;
       this.texts[n] = s;
     }
     return s;
   }
 
-  /** Path of record `i`, as its string number (equal numbers, equal paths). */
-  pathNumber(i: number): number {
-    return this.column('path')[i]!;
-  }
-
-  pathAt(i: number): string {
-    return this.string(this.pathNumber(i));
-  }
-
-  ordinalAt(i: number): number {
-    return this.column('ordinal')[i]!;
-  }
-
-  /** Record `i` as an object (the same object on every call). */
-  record(i: number): StoredChunk {
+  /** Record `i` as an object (the same object on every call); null when it is damaged. */
+  record(i: number): StoredChunk | null {
     const known = this.made[i];
-    if (known) return known;
-    const path = this.pathAt(i);
-    const sym = this.column('symbol')[i]!;
-    // One fixed object shape, in the key order the JSON records had (output order follows it).
-    const r: StoredChunk = {
-      id: path + '#' + this.ordinalAt(i),
-      path,
-      startLine: this.column('startLine')[i]!,
-      endLine: this.column('endLine')[i]!,
-      role: this.string(this.column('role')[i]!) as StoredChunk['role'],
-      title: this.string(this.column('title')[i]!),
-      symbol: sym === 0 ? undefined : this.string(sym - 1),
-      kind: this.string(this.column('kind')[i]!),
-      language: this.string(this.column('language')[i]!),
-      hash: this.string(this.column('hash')[i]!),
-      seg: this.gen,
-      off: this.offs[i]!,
-      len: this.column('len')[i]!,
-    };
+    if (known !== undefined) return known;
+    const col = (name: Column): number => this.column(name)[i]!;
+    const str = (name: Column): string | null => this.string(col(name));
+    const path = this.string(this.paths[i]!);
+    const sym = col('symbol');
+    const symbol = sym === 0 ? undefined : this.string(sym - 1);
+    const [role, title, kind, language, hash] = [str('role'), str('title'), str('kind'), str('language'), str('hash')];
+    const off = this.offs[i]!;
+    const len = col('len');
+    let r: StoredChunk | null = null;
+    if (path !== null && symbol !== null && role !== null && title !== null && kind !== null && language !== null && hash !== null && off >= 0 && Number.isInteger(off) && off + len <= this.textBytes) {
+      // One fixed object shape, in the key order the JSON records had (output order follows it).
+      r = { id: path + '#' + this.ordinals[i]!, path, startLine: col('startLine'), endLine: col('endLine'), role: role as StoredChunk['role'], title, symbol, kind, language, hash, seg: this.gen, off, len };
+    }
     this.made[i] = r;
     return r;
   }
 
-  /** Every record, in doc order. */
-  all(): StoredChunk[] {
+  /** Every record, in doc order; null when any is damaged. */
+  all(): StoredChunk[] | null {
     const out = new Array<StoredChunk>(this.count);
-    for (let i = 0; i < this.count; i++) out[i] = this.record(i);
+    for (let i = 0; i < this.count; i++) {
+      const r = this.record(i);
+      if (!r) return null;
+      out[i] = r;
+    }
     return out;
   }
 }

@@ -132,9 +132,9 @@ export async function loadSegment(root: string, topic: string, gen: number): Pro
   let lexRebuilt = false;
   if (!lex) {
     const all = records.all();
-    const texts = await readTexts(root, topic, gen, all);
+    const texts = all ? await readTexts(root, topic, gen, all) : null;
     if (!texts) return null;
-    lex = buildSegment(all.map((r, i) => lexicalDocOf(r, texts[i]!)));
+    lex = buildSegment(all!.map((r, i) => lexicalDocOf(r, texts[i]!)));
     lexRebuilt = true;
   }
   const segment = { gen, records, lex };
