@@ -26,12 +26,17 @@ export class LiveChunks implements ReadonlyMap<string, StoredChunk> {
    * file's chunks split in two runs, or not as many as it counts. A record that does not say it
    * is the chunk its place in the run implies (a damaged file) is not found.
    */
-  static open(segments: readonly { gen: number; records: SegmentRecords }[], files: Readonly<Record<string, FileEntry>>): { chunks: LiveChunks; masks: Uint8Array[] } | null {
+  static open(
+    segments: readonly { gen: number; records: SegmentRecords }[],
+    files: Readonly<Record<string, FileEntry>>,
+  ): { chunks: LiveChunks; masks: Uint8Array[]; allLive: boolean[] } | null {
     const runs = new Map<string, Run>();
     const masks: Uint8Array[] = [];
+    const allLive: boolean[] = [];
     let size = 0;
     for (const { gen, records } of segments) {
       const live = new Uint8Array(records.count);
+      const before = size;
       for (const { path, start, count } of records.runs) {
         const f = Object.hasOwn(files, path) ? files[path] : undefined;
         if (!f || f.seg !== gen) continue;
@@ -41,12 +46,13 @@ export class LiveChunks implements ReadonlyMap<string, StoredChunk> {
         size += count;
       }
       masks.push(live);
+      allLive.push(size - before === records.count);
     }
     // Each run is a distinct file whose count matched: any file left without one is missing.
     let counted = 0;
     for (const f of Object.values(files)) if (f.chunkCount > 0) counted++;
     if (counted !== runs.size) return null;
-    return { chunks: new LiveChunks(runs, size), masks };
+    return { chunks: new LiveChunks(runs, size), masks, allLive };
   }
 
   get(id: string): StoredChunk | undefined {

@@ -50,6 +50,8 @@ export interface LiveSegment {
   segment: Segment;
   /** live[doc] === 1 when the doc's file still has its chunks in this segment. */
   live: Uint8Array;
+  /** Every doc is live: queries skip the mask (and sum no lengths). */
+  allLive: boolean;
 }
 
 export interface TopicIndex {
@@ -173,7 +175,7 @@ export async function loadTopicIndex(root: string, id: string, head: TopicHead):
   const live = LiveChunks.open(loadedSegments, head.files);
   if (!live) return null;
   const { chunks } = live;
-  const segments: LiveSegment[] = loadedSegments.map((segment, i) => ({ segment, live: live.masks[i]! }));
+  const segments: LiveSegment[] = loadedSegments.map((segment, i) => ({ segment, live: live.masks[i]!, allLive: live.allLive[i]! }));
 
   const repaired: LoadResult['repaired'] = rebuiltLex.length > 0 ? ['lexical'] : [];
   let ann: AnnIndex | null = null;
@@ -197,7 +199,7 @@ export async function searchLexical(
   accept?: (id: string) => boolean,
 ): Promise<{ id: string; score: number }[]> {
   const { searchSegments } = await import('./bm25/index.js');
-  const views = index.segments.map((s) => ({ segment: s.segment.lex, live: s.live }));
+  const views = index.segments.map((s) => (s.allLive ? { segment: s.segment.lex } : { segment: s.segment.lex, live: s.live }));
   return searchSegments(views, query, limit, accept ? { accept } : {}).map((h) => ({ id: h.id, score: h.score }));
 }
 
