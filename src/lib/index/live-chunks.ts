@@ -37,7 +37,10 @@ export class LiveChunks implements ReadonlyMap<string, StoredChunk> {
     for (const { gen, records } of segments) {
       const live = new Uint8Array(records.count);
       const before = size;
-      for (const { path, start, count } of records.runs) {
+      // Indexed, not for-of: this runs once per process, mostly before the JIT has compiled it.
+      const list = records.runs;
+      for (let r = 0; r < list.length; r++) {
+        const { path, start, count } = list[r]!;
         const f = Object.hasOwn(files, path) ? files[path] : undefined;
         if (!f || f.seg !== gen) continue;
         if (runs.has(path) || f.chunkCount !== count) return null;

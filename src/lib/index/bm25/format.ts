@@ -173,9 +173,12 @@ export function decodeSegment(bytes: Uint8Array): Bm25Segment {
   const weights = read(bytes, L.weights, fields, 'f64');
   for (const w of weights) if (!(w >= 0 && Number.isFinite(w))) throw damaged('bad field weight');
   const docLen = read(bytes, L.docLen, docs, 'f32');
+  // Checked and summed in one pass (the sum in doc order, as SegmentData would make it).
+  let totalLen = 0;
   for (let i = 0; i < docs; i++) {
     const v = docLen[i]!;
     if (!(v >= 0 && v < Infinity)) throw damaged('bad doc length', { doc: i });
+    totalLen += v;
   }
   const idOffsets = read(bytes, L.idOffsets, docs + 1, 'u32');
   checkOffsets(idOffsets, idsChars, 'id offsets');
@@ -189,7 +192,7 @@ export function decodeSegment(bytes: Uint8Array): Bm25Segment {
 
   const idText = decodeText(bytes.subarray(L.ids, L.ids + idsBytes), 'ids', idsChars);
   const termText = decodeText(bytes.subarray(L.terms, L.terms + termsBytes), 'terms', termsChars);
-  return new SegmentData(idText, idOffsets, weights, docLen, termText, termOffsets, postStart, postDocs, postTf);
+  return new SegmentData(idText, idOffsets, weights, docLen, termText, termOffsets, postStart, postDocs, postTf, totalLen);
 }
 
 /** Doc numbers strictly ascending inside each term and in range; tf positive and finite. */

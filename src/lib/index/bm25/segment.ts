@@ -55,10 +55,14 @@ export class SegmentData implements Bm25Segment {
     readonly postDocs: Uint32Array,
     /** Weighted term frequency: sum over fields of weight * occurrences. */
     readonly postTf: Float32Array,
+    /** Sum of docLen in doc order, when the caller already made it. */
+    totalLen?: number,
   ) {
-    let total = 0;
-    for (let i = 0; i < docLen.length; i++) total += docLen[i]!;
-    this.totalLen = total;
+    if (totalLen === undefined) {
+      totalLen = 0;
+      for (let i = 0; i < docLen.length; i++) totalLen += docLen[i]!;
+    }
+    this.totalLen = totalLen;
   }
 
   get docCount(): number {
