@@ -14,8 +14,8 @@
  *   u32[strings + 1]      byte offsets into the string bytes
  *   utf8[stringBytes]     every distinct string once
  *
- * Opening checks the sizes, the string offsets and the runs; a record's numbers and strings are
- * checked when it is made. A damaged file is refused (null), or its damaged records are, and
+ * Opening checks the sizes, the runs and that the string table is UTF-8; a record's numbers and
+ * string boundaries are checked when it is made. A damaged file is refused (null), or its damaged records are, and
  * nothing is ever read out of range.
  */
 import { createHash } from 'node:crypto';
@@ -140,6 +140,9 @@ function f64s(buf: Buffer, at: number, n: number): Float64Array {
   return Float64Array.from({ length: n }, (_, i) => buf.readDoubleLE(at + 8 * i));
 }
 
+/** A UTF-8 continuation byte (10xxxxxx): no character starts there. Past the end: false. */
+const continuation = (byte: number | undefined): boolean => byte !== undefined && (byte & 0xc0) === 0x80;
+
 /** One file's records: `count` records from `start`, all with path string `path`. */
 export interface RecordRun {
   path: string;
@@ -191,6 +194,9 @@ export class SegmentRecords {
     const runTable = u32s(bytes, L.runs, 2 * runCount);
     const stringOffsets = u32s(bytes, L.stringOffsets, strings + 1);
     if (stringOffsets[0] !== 0 || stringOffsets[strings] !== stringBytes) return null;
+    // The table as a whole is UTF-8 (one native pass); a string is then whole when it starts and
+    // ends on a character boundary, checked as it is read.
+    if (!isUtf8(bytes.subarray(L.stringBytes, L.total))) return null;
     const runs: RecordRun[] = [];
     const made = new SegmentRecords(gen, count, textBytes, Buffer.from(bytes.subarray(48, 80)), runs, offs, cols, stringOffsets, bytes.subarray(L.stringBytes, L.total));
     let start = 0;
@@ -214,8 +220,9 @@ export class SegmentRecords {
     if (s === undefined) {
       const from = this.stringOffsets[n];
       const to = this.stringOffsets[n + 1];
-      const ok = n < this.strings && from !== undefined && to !== undefined && from <= to && to <= this.stringBytes.length;
-      s = ok && isUtf8(this.stringBytes.subarray(from, to)) ? this.stringBytes.toString('utf8', from, to) : null;
+      const bytes = this.stringBytes;
+      const ok = n < this.strings && from !== undefined && to !== undefined && from <= to && to <= bytes.length;
+      s = ok && !continuation(bytes[from]) && !continuation(bytes[to]) ? bytes.toString('utf8', from, to) : null;
       this.texts[n] = s;
     }
     return s;
