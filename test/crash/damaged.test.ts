@@ -73,7 +73,7 @@ describe('damaged state is detected and repaired', () => {
     // Every kind of file: alpha's (beta's are the same kinds) and the root-wide ones.
     const indexFiles = files(join(root, '.tkoma', 'index')).filter((f) => !f.includes(`${join('topics', 'beta')}`));
     expect(indexFiles.map((f) => f.split('/').pop()!.replace(/-\d+\./, '.')).sort()).toEqual(
-      expect.arrayContaining(['ann.hnsw', 'ann.json', 'head.json', 'meta.json', 'notes.json', 'seg.json', 'seg.lex', 'seg.txt']),
+      expect.arrayContaining(['ann.hnsw', 'ann.json', 'head.json', 'meta.json', 'notes.json', 'seg.rec', 'seg.lex', 'seg.txt']),
     );
     for (const [i, f] of indexFiles.entries()) {
       if (!existsSync(f)) continue; // a generation file replaced meanwhile

@@ -103,7 +103,7 @@ describe('segmented sync', () => {
     // No file points at a segment the head does not list; no stray segment files remain.
     const gens = new Set(head.segments.map((s) => s.gen));
     for (const f of Object.values(head.files)) if (f.chunkCount > 0) expect(gens.has(f.seg!)).toBe(true);
-    expect(segFiles()).toEqual([...gens].flatMap((g) => [`seg-${g}.json`, `seg-${g}.lex`, `seg-${g}.txt`]).sort());
+    expect(segFiles()).toEqual([...gens].flatMap((g) => [`seg-${g}.lex`, `seg-${g}.rec`, `seg-${g}.txt`]).sort());
     expect(head.vectors).toMatchObject({ complete: true, count: Object.values(head.files).reduce((n, f) => n + f.chunkCount, 0) });
 
     forgetTopicIndex(root);

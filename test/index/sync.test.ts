@@ -186,7 +186,7 @@ describe('syncIndex', () => {
       ['.lex', 'truncate', ['lexical']],
       ['.hnsw', 'garbage', ['ann']],
       ['ann.json', 'truncate', ['ann']],
-      ['.json', 'garbage', ['chunks']],
+      ['.rec', 'garbage', ['chunks']],
       ['.txt', 'truncate', ['chunks']],
       ['head.json', 'truncate', []],
     ] as const) {

@@ -7,7 +7,7 @@
  * .tkoma/index/meta.json                 format version, embedder key/dimension of the last sync
  * .tkoma/index/notes.json                topic-notes index (title, tags, body, vector per topic)
  * .tkoma/index/topics/<id>/head.json     file table (each file names its segment), segment list
- * .tkoma/index/topics/<id>/seg-<g>.json  chunk records of one segment (no text)
+ * .tkoma/index/topics/<id>/seg-<g>.rec   chunk records of one segment (no text; binary)
  * .tkoma/index/topics/<id>/seg-<g>.txt   their texts, back to back
  * .tkoma/index/topics/<id>/seg-<g>.lex   binary BM25 segment over them (bm25/)
  * .tkoma/index/topics/<id>/ann.json      label map of the hnsw file + its generation

@@ -5,7 +5,6 @@
 import { createHash } from 'node:crypto';
 import { type Dirent, lstatSync, readdirSync, type Stats } from 'node:fs';
 import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
 
 import type { Role } from '../chunking/types.js';
 import { SKIPPED_FILE } from '../store/skipped.js';
@@ -43,36 +42,61 @@ function ignoredName(name: string): boolean {
  */
 export async function listTopicFiles(dir: string): Promise<Map<string, FileStat>> {
   const out = new Map<string, FileStat>();
+  walkTopicFiles(dir, (rel, st) => {
+    out.set(rel, { size: st.size, mtimeMs: st.mtimeMs });
+    return true;
+  });
+  return out;
+}
+
+/**
+ * True when the files of the topic folder are exactly those of `table`, each with the size and
+ * mtime it records: what diffByStat would call all unchanged, without building the listing (a
+ * search checks this first, over every file of the topic). Stops at the first difference.
+ */
+export function sameFilesByStat(dir: string, table: Readonly<Record<string, FileStat>>): boolean {
+  let seen = 0;
+  const whole = walkTopicFiles(dir, (rel, st) => {
+    const known = Object.hasOwn(table, rel) ? table[rel] : undefined;
+    seen++;
+    return known !== undefined && known.size === st.size && known.mtimeMs === st.mtimeMs;
+  });
+  return whole && seen === Object.keys(table).length;
+}
+
+/** Visits every reference file (see listTopicFiles); false from `visit` stops the walk and is returned. */
+function walkTopicFiles(dir: string, visit: (rel: string, st: Stats) => boolean): boolean {
   const top = lstatOrNull(dir);
-  if (!top || !top.isDirectory()) return out;
-  const walk = (abs: string, rel: string): void => {
+  if (!top || !top.isDirectory()) return true;
+  const walk = (abs: string, rel: string): boolean => {
     let entries: Dirent[];
     try {
       entries = readdirSync(abs, { withFileTypes: true });
     } catch {
-      return; // vanished or unreadable while we walked: the next sync sees it
+      return true; // vanished or unreadable while we walked: the next sync sees it
     }
     for (const e of entries) {
       if (ignoredName(e.name)) continue;
       const relPath = rel ? `${rel}/${e.name}` : e.name;
-      const absPath = join(abs, e.name);
+      // Names from readdir hold no separator: plain concatenation, not path.join's normalising.
+      const absPath = `${abs}/${e.name}`;
       if (e.isSymbolicLink()) continue;
       if (e.isDirectory()) {
-        walk(absPath, relPath);
+        if (!walk(absPath, relPath)) return false;
       } else if (e.isFile()) {
         if (!rel && (e.name === TOPIC_FILE || e.name === MANIFEST_FILE || e.name === SKIPPED_FILE)) continue;
         const st = lstatOrNull(absPath);
-        if (st?.isFile()) out.set(relPath, { size: st.size, mtimeMs: st.mtimeMs });
+        if (st?.isFile() && !visit(relPath, st)) return false;
       }
     }
+    return true;
   };
-  walk(dir, '');
-  return out;
+  return walk(dir.length > 1 && dir.endsWith('/') ? dir.slice(0, -1) : dir, '');
 }
 
 function lstatOrNull(path: string): Stats | null {
   try {
-    return lstatSync(path);
+    return lstatSync(path, { throwIfNoEntry: false }) ?? null;
   } catch {
     return null;
   }

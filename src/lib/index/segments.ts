@@ -5,7 +5,7 @@
  * table (a file's chunks live in the segment its entry names), so a segment is never edited.
  *
  * ```
- * seg-<g>.json  chunk records in doc order, without their text, as tuples: {format, generation, paths, chunks}
+ * seg-<g>.rec   chunk records in doc order, without their text, binary (segment-records.ts)
  * seg-<g>.txt   the chunk texts, UTF-8, back to back (records hold byte offset and length)
  * seg-<g>.lex   binary BM25 segment over the same docs (bm25/)
  * ```
@@ -18,9 +18,10 @@ import { join } from 'node:path';
 
 import type { Chunk } from '../chunking/types.js';
 import type { Bm25Doc, Bm25Segment } from './bm25/index.js';
-import { isRecord, readJsonSafe, topicIndexDir, writeFileAtomic, writeJsonAtomic } from './layout.js';
+import { topicIndexDir, writeFileAtomic } from './layout.js';
+import { digestIds, encodeRecords, SegmentRecords, type StoredChunk } from './segment-records.js';
 
-const SEGMENT_FORMAT = 2; // 2: records as tuples over a path table (a third of the JSON)
+export type { StoredChunk } from './segment-records.js';
 
 /** A chunk as the sync produces it: the chunker's record plus its id. */
 export interface ChunkRecord extends Chunk {
@@ -28,22 +29,16 @@ export interface ChunkRecord extends Chunk {
   id: string;
 }
 
-/** A chunk as the index keeps it: no text, but where to read it. */
-export interface StoredChunk extends Omit<ChunkRecord, 'text'> {
-  /** Generation of the segment holding it. */
-  seg: number;
-  /** Byte offset and length of the text in `seg-<g>.txt`. */
-  off: number;
-  len: number;
-}
-
 export interface Segment {
   gen: number;
-  records: StoredChunk[];
+  records: SegmentRecords;
   lex: Bm25Segment;
 }
 
-export const segmentFile = (root: string, topic: string, gen: number, ext: 'json' | 'txt' | 'lex'): string =>
+/** The files of one segment; `rec` replaced the JSON records (`json`), which only cleanup still names. */
+export const SEGMENT_EXTENSIONS = ['rec', 'txt', 'lex', 'json'] as const;
+
+export const segmentFile = (root: string, topic: string, gen: number, ext: (typeof SEGMENT_EXTENSIONS)[number]): string =>
   join(topicIndexDir(root, topic), `seg-${gen}.${ext}`);
 
 /** What BM25 indexes of a chunk (field order matches bm25's DEFAULT_BUILD weights). */
@@ -84,60 +79,27 @@ export async function writeSegment(root: string, topic: string, gen: number, chu
   }
   const lex = buildSegment(chunks.map((c) => lexicalDocOf(c, c.text)));
   await writeFileAtomic(segmentFile(root, topic, gen, 'txt'), Buffer.concat(parts));
-  await writeJsonAtomic(segmentFile(root, topic, gen, 'json'), encodeRecords(gen, records));
+  const recordBytes = encodeRecords(gen, records);
+  await writeFileAtomic(segmentFile(root, topic, gen, 'rec'), recordBytes);
   await writeFileAtomic(segmentFile(root, topic, gen, 'lex'), encodeSegment(lex));
-  const seg = { gen, records, lex };
+  const seg = { gen, records: SegmentRecords.decode(gen, Buffer.from(recordBytes.buffer, recordBytes.byteOffset, recordBytes.byteLength))!, lex };
   remember(root, topic, seg);
   return seg;
 }
 
-/**
- * Records on disk: one tuple per chunk over a table of paths, because parsing 65k keyed objects
- * (22 MB) was the biggest cost of a cold search after an edit. Tuple: [path index, ordinal,
- * startLine, endLine, role, title, symbol or null, kind, language, hash, text offset, text length].
- */
-type RecordTuple = [number, number, number, number, string, string, string | null, string, string, string, number, number];
+const idDigestOf = (p: { text: string; offsets: Uint32Array }): Buffer => digestIds(p.text, p.offsets);
 
-function encodeRecords(gen: number, records: readonly StoredChunk[]): unknown {
-  const paths: string[] = [];
-  const index = new Map<string, number>();
-  const chunks: RecordTuple[] = records.map((r) => {
-    let p = index.get(r.path);
-    if (p === undefined) {
-      p = paths.length;
-      paths.push(r.path);
-      index.set(r.path, p);
-    }
-    const ordinal = Number(r.id.slice(r.id.lastIndexOf('#') + 1));
-    return [p, ordinal, r.startLine, r.endLine, r.role, r.title, r.symbol ?? null, r.kind, r.language, r.hash, r.off, r.len];
-  });
-  return { format: SEGMENT_FORMAT, generation: gen, paths, chunks };
-}
-
-function decodeRecords(gen: number, paths: unknown[], tuples: unknown[]): StoredChunk[] | null {
-  if (!paths.every((p) => typeof p === 'string')) return null;
-  const out: StoredChunk[] = new Array(tuples.length);
-  for (let i = 0; i < tuples.length; i++) {
-    const t = tuples[i];
-    if (!Array.isArray(t) || t.length !== 12) return null;
-    const [p, ordinal, startLine, endLine, role, title, symbol, kind, language, hash, off, len] = t as RecordTuple;
-    const path = paths[p] as string | undefined;
-    if (path === undefined || typeof ordinal !== 'number' || typeof startLine !== 'number' || typeof endLine !== 'number') return null;
-    if (typeof hash !== 'string' || typeof off !== 'number' || typeof len !== 'number' || typeof title !== 'string') return null;
-    // One fixed object shape (symbol may be undefined): 65k records build several times faster.
-    out[i] = { id: path + '#' + ordinal, path, startLine, endLine, role: role as StoredChunk['role'], title, symbol: symbol ?? undefined, kind, language, hash, seg: gen, off, len };
-  }
-  return out;
-}
-
-export async function readSegmentRecords(root: string, topic: string, gen: number): Promise<StoredChunk[] | null> {
+/** A segment's records, decoded lazily; null when missing or damaged. */
+async function openRecords(root: string, topic: string, gen: number): Promise<SegmentRecords | null> {
   const cached = cache.get(cacheKey(root, topic, gen));
   if (cached) return cached.records;
-  const stored = await readJsonSafe(segmentFile(root, topic, gen, 'json'), (v): v is { generation: number; paths: unknown[]; chunks: unknown[] } =>
-    isRecord(v) && v.format === SEGMENT_FORMAT && typeof v.generation === 'number' && Array.isArray(v.paths) && Array.isArray(v.chunks),
-  );
-  if (!stored || stored.generation !== gen) return null;
-  return decodeRecords(gen, stored.paths, stored.chunks);
+  const bytes = await readFile(segmentFile(root, topic, gen, 'rec')).catch(() => null);
+  return bytes ? SegmentRecords.decode(gen, bytes) : null;
+}
+
+/** Every record of a segment as objects, in doc order; null when missing or damaged. */
+export async function readSegmentRecords(root: string, topic: string, gen: number): Promise<StoredChunk[] | null> {
+  return (await openRecords(root, topic, gen))?.all() ?? null;
 }
 
 export interface SegmentLoad {
@@ -150,18 +112,18 @@ export interface SegmentLoad {
 export async function loadSegment(root: string, topic: string, gen: number): Promise<SegmentLoad | null> {
   const cached = cache.get(cacheKey(root, topic, gen));
   if (cached) return { segment: cached, lexRebuilt: false };
-  const records = await readSegmentRecords(root, topic, gen);
+  const records = await openRecords(root, topic, gen);
   if (!records) return null;
   // A text file of the wrong size (truncated, replaced) would serve wrong snippets: unusable.
-  const textBytes = records.reduce((n, r) => n + r.len, 0);
   const st = await stat(segmentFile(root, topic, gen, 'txt')).catch(() => null);
-  if (!st || st.size !== textBytes) return null;
-  const { buildSegment, decodeSegment, DEFAULT_BUILD, segmentFieldWeights } = await import('./bm25/index.js');
+  if (!st || st.size !== records.textBytes) return null;
+  const { buildSegment, decodeSegment, DEFAULT_BUILD, segmentFieldWeights, segmentIdParts } = await import('./bm25/index.js');
   let lex: Bm25Segment | null;
   try {
     const bytes = await readFile(segmentFile(root, topic, gen, 'lex'));
     lex = decodeSegment(bytes);
-    if (lex.docCount !== records.length || lex.ids.some((id, i) => id !== records[i]!.id)) lex = null;
+    // Same docs in the same order, compared by digest: building 100k id strings twice cost more.
+    if (lex.docCount !== records.count || !idDigestOf(segmentIdParts(lex)).equals(records.digest)) lex = null;
     // Built with other field weights (an older version of the tool): scores would not mix.
     else if (segmentFieldWeights(lex).join() !== DEFAULT_BUILD.fieldWeights.join()) lex = null;
   } catch {
@@ -169,9 +131,10 @@ export async function loadSegment(root: string, topic: string, gen: number): Pro
   }
   let lexRebuilt = false;
   if (!lex) {
-    const texts = await readTexts(root, topic, gen, records);
+    const all = records.all();
+    const texts = all ? await readTexts(root, topic, gen, all) : null;
     if (!texts) return null;
-    lex = buildSegment(records.map((r, i) => lexicalDocOf(r, texts[i]!)));
+    lex = buildSegment(all!.map((r, i) => lexicalDocOf(r, texts[i]!)));
     lexRebuilt = true;
   }
   const segment = { gen, records, lex };
@@ -242,5 +205,5 @@ export async function chunkTexts(root: string, topic: string, chunks: readonly S
 
 export async function removeSegmentFiles(root: string, topic: string, gen: number): Promise<void> {
   cache.delete(cacheKey(root, topic, gen));
-  for (const ext of ['lex', 'json', 'txt'] as const) await rm(segmentFile(root, topic, gen, ext), { force: true });
+  for (const ext of SEGMENT_EXTENSIONS) await rm(segmentFile(root, topic, gen, ext), { force: true });
 }

@@ -13,10 +13,12 @@ import { join } from 'node:path';
 import { AnnIndex } from './ann.js';
 import { isRecord, readJsonSafe, topicIndexDir, writeJsonAtomic } from './layout.js';
 import type { FileEntry } from './scan.js';
+import { LiveChunks } from './live-chunks.js';
 import { forgetSegments, loadSegment, removeSegmentFiles, type Segment, type StoredChunk } from './segments.js';
 
-
-const TOPIC_FORMAT = 4; // 2: segments; 3: chunk counts instead of id lists; 4: chunker of issue 12 (test blocks, roles, no scraps)
+// 2: segments; 3: chunk counts instead of id lists; 4: chunker of issue 12 (test blocks, roles,
+// no scraps); 5: binary segment records (seg-<g>.rec), so indexes with JSON records are rebuilt.
+const TOPIC_FORMAT = 5;
 
 export interface VectorState {
   key: string;
@@ -48,12 +50,14 @@ export interface LiveSegment {
   segment: Segment;
   /** live[doc] === 1 when the doc's file still has its chunks in this segment. */
   live: Uint8Array;
+  /** Every doc is live: queries skip the mask (and sum no lengths). */
+  allLive: boolean;
 }
 
 export interface TopicIndex {
   head: TopicHead;
-  /** Live chunks by id. */
-  chunks: Map<string, StoredChunk>;
+  /** Live chunks by id (built on lookup). */
+  chunks: ReadonlyMap<string, StoredChunk>;
   segments: LiveSegment[];
   ann: AnnIndex | null;
 }
@@ -123,25 +127,6 @@ export function liveChunkCount(head: TopicHead): number {
   return n;
 }
 
-/** Marks the docs of `segment` whose file entry still points at it. */
-export function liveMask(segment: Segment, files: Readonly<Record<string, FileEntry>>): Uint8Array {
-  const records = segment.records;
-  const live = new Uint8Array(records.length);
-  // Records of one file are adjacent: look each path up once.
-  let lastPath = '';
-  let lastLive = 0;
-  for (let i = 0; i < records.length; i++) {
-    const path = records[i]!.path;
-    if (i === 0 || path !== lastPath) {
-      lastPath = path;
-      const f = Object.hasOwn(files, path) ? files[path] : undefined;
-      lastLive = f && f.seg === segment.gen ? 1 : 0;
-    }
-    live[i] = lastLive;
-  }
-  return live;
-}
-
 // Processes that search repeatedly (watch, tests, a daemon) keep the last assembled states; the
 // head's generation tells whether another process has written since.
 const MEMO_SIZE = 8;
@@ -178,30 +163,19 @@ export async function loadTopicIndex(root: string, id: string, head: TopicHead):
     remember(memoKey(root, id), cached);
     return { index: cached, repaired: [], rebuiltLex: [] };
   }
-  const segments: LiveSegment[] = [];
-  const chunks = new Map<string, StoredChunk>();
+  const loadedSegments: Segment[] = [];
   const rebuiltLex: Segment[] = [];
-  const livePerPath = new Map<string, number>();
   for (const info of head.segments) {
     const loaded = await loadSegment(root, id, info.gen);
     if (!loaded) return null;
     if (loaded.lexRebuilt) rebuiltLex.push(loaded.segment);
-    const live = liveMask(loaded.segment, head.files);
-    const records = loaded.segment.records;
-    for (let i = 0; i < records.length; i++) {
-      if (!live[i]) continue;
-      const r = records[i]!;
-      chunks.set(r.id, r);
-      livePerPath.set(r.path, (livePerPath.get(r.path) ?? 0) + 1);
-    }
-    segments.push({ segment: loaded.segment, live });
+    loadedSegments.push(loaded.segment);
   }
-  // Every chunk the file table counts must exist (ids are unique per segment), or the segments
-  // are not this head's.
-  for (const path in head.files) {
-    const f = head.files[path]!;
-    if (f.chunkCount > 0 && livePerPath.get(path) !== f.chunkCount) return null;
-  }
+  // Every chunk the file table counts must exist, or the segments are not this head's.
+  const live = LiveChunks.open(loadedSegments, head.files);
+  if (!live) return null;
+  const { chunks } = live;
+  const segments: LiveSegment[] = loadedSegments.map((segment, i) => ({ segment, live: live.masks[i]!, allLive: live.allLive[i]! }));
 
   const repaired: LoadResult['repaired'] = rebuiltLex.length > 0 ? ['lexical'] : [];
   let ann: AnnIndex | null = null;
@@ -225,7 +199,7 @@ export async function searchLexical(
   accept?: (id: string) => boolean,
 ): Promise<{ id: string; score: number }[]> {
   const { searchSegments } = await import('./bm25/index.js');
-  const views = index.segments.map((s) => ({ segment: s.segment.lex, live: s.live }));
+  const views = index.segments.map((s) => (s.allLive ? { segment: s.segment.lex } : { segment: s.segment.lex, live: s.live }));
   return searchSegments(views, query, limit, accept ? { accept } : {}).map((h) => ({ id: h.id, score: h.score }));
 }
 
@@ -246,7 +220,7 @@ async function removeUnreferenced(root: string, id: string, head: TopicHead): Pr
   const keep = new Set(head.segments.map((s) => s.gen));
   const names = await readdir(dir).catch(() => [] as string[]);
   for (const n of names) {
-    const seg = /^seg-(\d+)\.(json|txt|lex)$/.exec(n);
+    const seg = /^seg-(\d+)\.(rec|json|txt|lex)$/.exec(n);
     if (seg && !keep.has(Number(seg[1]))) await removeSegmentFiles(root, id, Number(seg[1]));
     if (/^ann-\d+\.hnsw$/.test(n) && n !== `ann-${head.ann}.hnsw`) await rm(join(dir, n), { force: true });
     // Files of the previous (single-file) layout.

@@ -73,15 +73,9 @@ function put(out: Uint8Array, view: DataView, at: number, arr: Typed): void {
   }
 }
 
-function utf16Offsets(strings: readonly string[]): Uint32Array {
-  const out = new Uint32Array(strings.length + 1);
-  for (let i = 0; i < strings.length; i++) out[i + 1] = out[i]! + strings[i]!.length;
-  return out;
-}
-
 export function encodeSegment(seg: Bm25Segment): Uint8Array {
   const s = segmentData(seg);
-  const joinedIds = s.ids.join('');
+  const joinedIds = s.idText;
   // Offsets are UTF-16 units of the decoded text: a lone surrogate would not survive UTF-8.
   if (LONE_SURROGATE.test(joinedIds) || LONE_SURROGATE.test(s.terms)) {
     throw new TkomaError('INTERNAL', 'BM25 ids and terms must be well-formed Unicode.');
@@ -99,7 +93,7 @@ export function encodeSegment(seg: Bm25Segment): Uint8Array {
   header.forEach((v, i) => view.setUint32(8 + 4 * i, v, true));
   put(out, view, L.weights, s.fieldWeights);
   put(out, view, L.docLen, s.docLen);
-  put(out, view, L.idOffsets, utf16Offsets(s.ids));
+  put(out, view, L.idOffsets, s.idOffsets);
   put(out, view, L.termOffsets, s.termOffsets);
   put(out, view, L.postStart, s.postStart);
   put(out, view, L.postDocs, s.postDocs);
@@ -179,9 +173,12 @@ export function decodeSegment(bytes: Uint8Array): Bm25Segment {
   const weights = read(bytes, L.weights, fields, 'f64');
   for (const w of weights) if (!(w >= 0 && Number.isFinite(w))) throw damaged('bad field weight');
   const docLen = read(bytes, L.docLen, docs, 'f32');
+  // Checked and summed in one pass (the sum in doc order, as SegmentData would make it).
+  let totalLen = 0;
   for (let i = 0; i < docs; i++) {
     const v = docLen[i]!;
     if (!(v >= 0 && v < Infinity)) throw damaged('bad doc length', { doc: i });
+    totalLen += v;
   }
   const idOffsets = read(bytes, L.idOffsets, docs + 1, 'u32');
   checkOffsets(idOffsets, idsChars, 'id offsets');
@@ -195,9 +192,7 @@ export function decodeSegment(bytes: Uint8Array): Bm25Segment {
 
   const idText = decodeText(bytes.subarray(L.ids, L.ids + idsBytes), 'ids', idsChars);
   const termText = decodeText(bytes.subarray(L.terms, L.terms + termsBytes), 'terms', termsChars);
-  const ids = new Array<string>(docs);
-  for (let i = 0; i < docs; i++) ids[i] = idText.slice(idOffsets[i], idOffsets[i + 1]);
-  return new SegmentData(ids, weights, docLen, termText, termOffsets, postStart, postDocs, postTf);
+  return new SegmentData(idText, idOffsets, weights, docLen, termText, termOffsets, postStart, postDocs, postTf, totalLen);
 }
 
 /** Doc numbers strictly ascending inside each term and in range; tf positive and finite. */

@@ -12,6 +12,7 @@ export {
   DEFAULT_QUERY,
   searchSegments,
   segmentFieldWeights,
+  segmentIdParts,
   type SegmentView,
 } from './query.js';
 export {

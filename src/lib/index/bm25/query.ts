@@ -33,6 +33,12 @@ export function segmentFieldWeights(seg: Bm25Segment): number[] {
   return [...segmentData(seg).fieldWeights];
 }
 
+/** The ids of a segment as one text and its UTF-16 offsets (doc d: offsets[d]..offsets[d + 1]). */
+export function segmentIdParts(seg: Bm25Segment): { text: string; offsets: Uint32Array } {
+  const s = segmentData(seg);
+  return { text: s.idText, offsets: s.idOffsets };
+}
+
 export interface SegmentView {
   segment: Bm25Segment;
   /** live[doc] === 1 means live (anything else, or past its end, is dead); absent = all live. */
@@ -153,7 +159,7 @@ export function searchSegments(
       // Every stored tf is > 0 and every used idf > 0, so a score of 0 means "not matched".
       for (let d = 0; d < acc.length; d++) {
         const score = acc[d]!;
-        if (score > 0) top.offer(score, v, d, s.ids);
+        if (score > 0) top.offer(score, v, d, s);
       }
     } finally {
       releaseScratch(acc);

@@ -37,9 +37,13 @@ export const DEFAULT_BUILD: Bm25BuildParams = { fieldWeights: [1, 2, 0.5, 1] };
 export class SegmentData implements Bm25Segment {
   /** Sum of docLen (float64): the all-live total length, so unmasked views need no pass. */
   readonly totalLen: number;
+  private idList: string[] | undefined;
 
   constructor(
-    readonly ids: readonly string[],
+    /** Every id concatenated in doc order; idOffsets[d]..idOffsets[d+1] is doc d's. */
+    readonly idText: string,
+    /** UTF-16 offsets into idText, docCount + 1 of them. */
+    readonly idOffsets: Uint32Array,
     readonly fieldWeights: Float64Array,
     /** Weighted length per doc: sum over fields of weight * kept terms. */
     readonly docLen: Float32Array,
@@ -51,14 +55,32 @@ export class SegmentData implements Bm25Segment {
     readonly postDocs: Uint32Array,
     /** Weighted term frequency: sum over fields of weight * occurrences. */
     readonly postTf: Float32Array,
+    /** Sum of docLen in doc order, when the caller already made it. */
+    totalLen?: number,
   ) {
-    let total = 0;
-    for (let i = 0; i < docLen.length; i++) total += docLen[i]!;
-    this.totalLen = total;
+    if (totalLen === undefined) {
+      totalLen = 0;
+      for (let i = 0; i < docLen.length; i++) totalLen += docLen[i]!;
+    }
+    this.totalLen = totalLen;
   }
 
   get docCount(): number {
     return this.docLen.length;
+  }
+
+  /** Id of doc `d`. Ids are cut from idText only when asked: a query needs a handful. */
+  idAt(d: number): string {
+    return this.idText.slice(this.idOffsets[d], this.idOffsets[d + 1]);
+  }
+
+  get ids(): readonly string[] {
+    if (!this.idList) {
+      const list = new Array<string>(this.docCount);
+      for (let d = 0; d < list.length; d++) list[d] = this.idAt(d);
+      this.idList = list;
+    }
+    return this.idList;
   }
 
   get termCount(): number {
@@ -264,5 +286,7 @@ function assemble(
       postTf[at] = tfs[i]!;
     }
   });
-  return new SegmentData(ids, weights, docLen, sorted.join(''), termOffsets, postStart, postDocs, postTf);
+  const idOffsets = new Uint32Array(ids.length + 1);
+  for (let i = 0; i < ids.length; i++) idOffsets[i + 1] = idOffsets[i]! + ids[i]!.length;
+  return new SegmentData(ids.join(''), idOffsets, weights, docLen, sorted.join(''), termOffsets, postStart, postDocs, postTf);
 }

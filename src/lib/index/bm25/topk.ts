@@ -59,13 +59,13 @@ export class TopK {
     return view > this.views[0]!;
   }
 
-  offer(score: number, view: number, doc: number, ids: readonly string[]): void {
+  offer(score: number, view: number, doc: number, ids: { idAt(doc: number): string }): void {
     const size = this.scores.length;
     if (size === this.k) {
       if (score < this.scores[0]!) return; // the common case: no id needed
-      if (this.belowTop(score, view, ids[doc]!)) return;
+      if (this.belowTop(score, view, ids.idAt(doc))) return;
     }
-    const id = ids[doc]!;
+    const id = ids.idAt(doc);
     if (this.accept && !this.accept(id)) return;
     if (size < this.k) {
       this.scores.push(score);

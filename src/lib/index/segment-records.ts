@@ -1,0 +1,262 @@
+/**
+ * Binary chunk records of one segment (`seg-<g>.rec`). A cold search reads the records of every
+ * chunk but needs only the hits' in full: parsing them as JSON (20 MB at 100k chunks) was the
+ * largest part of its time. Here they are columns of numbers over one string table plus a table
+ * of files (each file's records are one run), so opening costs a file read and work per file, not
+ * per record; a record is checked and made an object only when asked for.
+ *
+ *   header   magic "TKSEGREC", u32 version, count, strings, stringBytes, runs,
+ *            f64 generation, f64 text bytes (sum of lengths), 32-byte digest of the ids (digestIds)
+ *   f64[count]            text offset
+ *   u32[count] x 11       path, ordinal, startLine, endLine, role, title, symbol + 1 (0 = none),
+ *                         kind, language, hash (string numbers except ordinal and lines), text length
+ *   u32[runs] x 2         per run of one file's records: path string number, record count
+ *   u32[strings + 1]      byte offsets into the string bytes
+ *   utf8[stringBytes]     every distinct string once
+ *
+ * Opening checks the sizes, the runs and that the string table is UTF-8; a record's numbers and
+ * string boundaries are checked when it is made. A damaged file is refused (null), or its damaged records are, and
+ * nothing is ever read out of range.
+ */
+import { createHash } from 'node:crypto';
+import { isUtf8 } from 'node:buffer';
+
+import type { Chunk } from '../chunking/types.js';
+
+/** Bump on any layout change: an older file is then unusable and the topic is re-chunked. */
+export const RECORDS_FORMAT = 2; // 2: the table of runs
+const MAGIC = 'TKSEGREC';
+const HEADER = 96;
+const COLUMNS = ['path', 'ordinal', 'startLine', 'endLine', 'role', 'title', 'symbol', 'kind', 'language', 'hash', 'len'] as const;
+type Column = (typeof COLUMNS)[number];
+const LITTLE_ENDIAN = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
+
+/** A chunk as the index keeps it: no text, but where to read it. */
+export interface StoredChunk extends Omit<Chunk, 'text'> {
+  /** `<path>#<ordinal in file>`: stable while the file's chunking is unchanged. */
+  id: string;
+  /** Generation of the segment holding it. */
+  seg: number;
+  /** Byte offset and length of the text in `seg-<g>.txt`. */
+  off: number;
+  len: number;
+}
+
+function layout(count: number, strings: number, stringBytes: number, runs: number): { off: number; columns: number; runs: number; stringOffsets: number; stringBytes: number; total: number } {
+  const off = HEADER;
+  const columns = off + 8 * count;
+  const runsAt = columns + 4 * count * COLUMNS.length;
+  const stringOffsets = runsAt + 8 * runs;
+  const bytesAt = stringOffsets + 4 * (strings + 1);
+  return { off, columns, runs: runsAt, stringOffsets, stringBytes: bytesAt, total: bytesAt + stringBytes };
+}
+
+/**
+ * Digest of a doc-ordered id list given as one text and its UTF-16 offsets (the form the lexical
+ * part keeps them in): sha256 of the text's UTF-8, then of the offsets as little-endian u32.
+ */
+export function digestIds(text: string, offsets: Uint32Array): Buffer {
+  const le = LITTLE_ENDIAN ? new Uint8Array(offsets.buffer, offsets.byteOffset, offsets.byteLength) : Buffer.alloc(offsets.length * 4);
+  if (!LITTLE_ENDIAN) offsets.forEach((v, i) => (le as Buffer).writeUInt32LE(v, 4 * i));
+  return createHash('sha256').update(text).update(le).digest();
+}
+
+function idsDigest(ids: readonly string[]): Buffer {
+  const offsets = new Uint32Array(ids.length + 1);
+  for (let i = 0; i < ids.length; i++) offsets[i + 1] = offsets[i]! + ids[i]!.length;
+  return digestIds(ids.join(''), offsets);
+}
+
+/** Pure: the records (in doc order, all of generation `gen`) as bytes. */
+export function encodeRecords(gen: number, records: readonly StoredChunk[]): Uint8Array {
+  const strings: string[] = [];
+  const numbers = new Map<string, number>();
+  const intern = (s: string): number => {
+    let n = numbers.get(s);
+    if (n === undefined) {
+      n = strings.length;
+      strings.push(s);
+      numbers.set(s, n);
+    }
+    return n;
+  };
+  const count = records.length;
+  const cols = COLUMNS.map(() => new Uint32Array(count));
+  const col = (name: Column): Uint32Array => cols[COLUMNS.indexOf(name)]!;
+  const offs = new Float64Array(count);
+  let textBytes = 0;
+  records.forEach((r, i) => {
+    col('path')[i] = intern(r.path);
+    col('ordinal')[i] = Number(r.id.slice(r.id.lastIndexOf('#') + 1));
+    col('startLine')[i] = r.startLine;
+    col('endLine')[i] = r.endLine;
+    col('role')[i] = intern(r.role);
+    col('title')[i] = intern(r.title);
+    col('symbol')[i] = r.symbol === undefined ? 0 : intern(r.symbol) + 1;
+    col('kind')[i] = intern(r.kind);
+    col('language')[i] = intern(r.language);
+    col('hash')[i] = intern(r.hash);
+    col('len')[i] = r.len;
+    offs[i] = r.off;
+    textBytes += r.len;
+  });
+  const runs: number[] = [];
+  const paths = col('path');
+  for (let i = 0; i < count; i++) {
+    if (i > 0 && paths[i] === paths[i - 1]) runs[runs.length - 1]!++;
+    else runs.push(paths[i]!, 1);
+  }
+  const encoded = strings.map((s) => Buffer.from(s, 'utf8'));
+  const stringOffsets = new Uint32Array(strings.length + 1);
+  encoded.forEach((b, i) => (stringOffsets[i + 1] = stringOffsets[i]! + b.length));
+  const L = layout(count, strings.length, stringOffsets[strings.length]!, runs.length / 2);
+  const out = Buffer.alloc(L.total);
+  out.write(MAGIC, 0, 'latin1');
+  [RECORDS_FORMAT, count, strings.length, stringOffsets[strings.length]!, runs.length / 2].forEach((v, i) => out.writeUInt32LE(v, 8 + 4 * i));
+  out.writeDoubleLE(gen, 32);
+  out.writeDoubleLE(textBytes, 40);
+  idsDigest(records.map((r) => r.id)).copy(out, 48);
+  putLE(out, L.off, offs);
+  cols.forEach((c, k) => putLE(out, L.columns + 4 * k * count, c));
+  putLE(out, L.runs, Uint32Array.from(runs));
+  putLE(out, L.stringOffsets, stringOffsets);
+  encoded.forEach((b, i) => b.copy(out, L.stringBytes + stringOffsets[i]!));
+  return out;
+}
+
+function putLE(out: Buffer, at: number, arr: Uint32Array | Float64Array): void {
+  if (LITTLE_ENDIAN) out.set(new Uint8Array(arr.buffer, arr.byteOffset, arr.byteLength), at);
+  else if (arr instanceof Float64Array) arr.forEach((v, i) => out.writeDoubleLE(v, at + 8 * i));
+  else arr.forEach((v, i) => out.writeUInt32LE(v, at + 4 * i));
+}
+
+/** A view of `n` u32 or f64 at `at`, copied when unaligned or on a big-endian host. */
+function u32s(buf: Buffer, at: number, n: number): Uint32Array {
+  if (LITTLE_ENDIAN && (buf.byteOffset + at) % 4 === 0) return new Uint32Array(buf.buffer, buf.byteOffset + at, n);
+  return Uint32Array.from({ length: n }, (_, i) => buf.readUInt32LE(at + 4 * i));
+}
+function f64s(buf: Buffer, at: number, n: number): Float64Array {
+  if (LITTLE_ENDIAN && (buf.byteOffset + at) % 8 === 0) return new Float64Array(buf.buffer, buf.byteOffset + at, n);
+  return Float64Array.from({ length: n }, (_, i) => buf.readDoubleLE(at + 8 * i));
+}
+
+/** A UTF-8 continuation byte (10xxxxxx): no character starts there. Past the end: false. */
+const continuation = (byte: number | undefined): boolean => byte !== undefined && (byte & 0xc0) === 0x80;
+
+/** One file's records: `count` records from `start`, all with path string `path`. */
+export interface RecordRun {
+  path: string;
+  start: number;
+  count: number;
+}
+
+/** Records of one segment, checked and made objects one at a time on demand (and then kept). */
+export class SegmentRecords {
+  private readonly made: (StoredChunk | null | undefined)[];
+  private readonly texts: (string | null | undefined)[];
+  private readonly strings: number;
+  /** Path string number per record. */
+  readonly paths: Uint32Array;
+  /** Ordinal in its file per record. */
+  readonly ordinals: Uint32Array;
+
+  private constructor(
+    readonly gen: number,
+    readonly count: number,
+    /** Sum of the text lengths: the size `seg-<g>.txt` must have. */
+    readonly textBytes: number,
+    /** digestIds of the records' ids: the lexical part must have the same. */
+    readonly digest: Buffer,
+    /** The runs of records of one file each, in doc order, covering every record. */
+    readonly runs: readonly RecordRun[],
+    private readonly offs: Float64Array,
+    private readonly cols: Uint32Array[],
+    private readonly stringOffsets: Uint32Array,
+    private readonly stringBytes: Buffer,
+  ) {
+    this.strings = stringOffsets.length - 1;
+    this.made = new Array<StoredChunk | null | undefined>(count);
+    this.texts = new Array<string | null | undefined>(this.strings);
+    this.paths = this.column('path');
+    this.ordinals = this.column('ordinal');
+  }
+
+  /** Null when `bytes` is not a whole records file of generation `gen` with consistent runs. */
+  static decode(gen: number, bytes: Buffer): SegmentRecords | null {
+    if (bytes.length < HEADER || bytes.toString('latin1', 0, 8) !== MAGIC || bytes.readUInt32LE(8) !== RECORDS_FORMAT) return null;
+    const [count, strings, stringBytes, runCount] = [12, 16, 20, 24].map((at) => bytes.readUInt32LE(at)) as [number, number, number, number];
+    const L = layout(count, strings, stringBytes, runCount);
+    if (L.total !== bytes.length || bytes.readDoubleLE(32) !== gen) return null;
+    const textBytes = bytes.readDoubleLE(40);
+    if (!(textBytes >= 0 && Number.isInteger(textBytes))) return null;
+    const offs = f64s(bytes, L.off, count);
+    const cols = COLUMNS.map((_, k) => u32s(bytes, L.columns + 4 * k * count, count));
+    const runTable = u32s(bytes, L.runs, 2 * runCount);
+    const stringOffsets = u32s(bytes, L.stringOffsets, strings + 1);
+    if (stringOffsets[0] !== 0 || stringOffsets[strings] !== stringBytes) return null;
+    // The table as a whole is UTF-8 (one native pass); a string is then whole when it starts and
+    // ends on a character boundary, checked as it is read.
+    if (!isUtf8(bytes.subarray(L.stringBytes, L.total))) return null;
+    const runs: RecordRun[] = [];
+    const made = new SegmentRecords(gen, count, textBytes, Buffer.from(bytes.subarray(48, 80)), runs, offs, cols, stringOffsets, bytes.subarray(L.stringBytes, L.total));
+    let start = 0;
+    for (let r = 0; r < runCount; r++) {
+      const n = runTable[2 * r + 1]!;
+      const path = made.string(runTable[2 * r]!);
+      if (path === null || n === 0 || start + n > count) return null;
+      runs.push({ path, start, count: n });
+      start += n;
+    }
+    return start === count ? made : null;
+  }
+
+  private column(name: Column): Uint32Array {
+    return this.cols[COLUMNS.indexOf(name)]!;
+  }
+
+  /** String `n`, or null when out of range or not whole UTF-8 (a damaged file). */
+  private string(n: number): string | null {
+    let s = this.texts[n];
+    if (s === undefined) {
+      const from = this.stringOffsets[n];
+      const to = this.stringOffsets[n + 1];
+      const bytes = this.stringBytes;
+      const ok = n < this.strings && from !== undefined && to !== undefined && from <= to && to <= bytes.length;
+      s = ok && !continuation(bytes[from]) && !continuation(bytes[to]) ? bytes.toString('utf8', from, to) : null;
+      this.texts[n] = s;
+    }
+    return s;
+  }
+
+  /** Record `i` as an object (the same object on every call); null when it is damaged. */
+  record(i: number): StoredChunk | null {
+    const known = this.made[i];
+    if (known !== undefined) return known;
+    const col = (name: Column): number => this.column(name)[i]!;
+    const str = (name: Column): string | null => this.string(col(name));
+    const path = this.string(this.paths[i]!);
+    const sym = col('symbol');
+    const symbol = sym === 0 ? undefined : this.string(sym - 1);
+    const [role, title, kind, language, hash] = [str('role'), str('title'), str('kind'), str('language'), str('hash')];
+    const off = this.offs[i]!;
+    const len = col('len');
+    let r: StoredChunk | null = null;
+    if (path !== null && symbol !== null && role !== null && title !== null && kind !== null && language !== null && hash !== null && off >= 0 && Number.isInteger(off) && off + len <= this.textBytes) {
+      // One fixed object shape, in the key order the JSON records had (output order follows it).
+      r = { id: path + '#' + this.ordinals[i]!, path, startLine: col('startLine'), endLine: col('endLine'), role: role as StoredChunk['role'], title, symbol, kind, language, hash, seg: this.gen, off, len };
+    }
+    this.made[i] = r;
+    return r;
+  }
+
+  /** Every record, in doc order; null when any is damaged. */
+  all(): StoredChunk[] | null {
+    const out = new Array<StoredChunk>(this.count);
+    for (let i = 0; i < this.count; i++) {
+      const r = this.record(i);
+      if (!r) return null;
+      out[i] = r;
+    }
+    return out;
+  }
+}

@@ -1,0 +1,141 @@
+import { describe, expect, it } from 'vitest';
+
+import { LiveChunks } from '../../src/lib/index/live-chunks.js';
+import type { FileEntry } from '../../src/lib/index/scan.js';
+import { digestIds, encodeRecords, SegmentRecords, type StoredChunk } from '../../src/lib/index/segment-records.js';
+
+const GEN = 1_795_480_000_123;
+
+/** Records of `files` (path -> chunk count) in doc order, texts back to back. */
+function recordsOf(files: [string, number][], gen = GEN): StoredChunk[] {
+  const out: StoredChunk[] = [];
+  let off = 0;
+  for (const [path, n] of files) {
+    for (let i = 0; i < n; i++) {
+      const len = 10 + i;
+      out.push({
+        id: `${path}#${i}`,
+        path,
+        startLine: 1 + 5 * i,
+        endLine: 4 + 5 * i,
+        role: i % 2 ? 'code' : 'docs',
+        title: i === 0 ? `Ünïcode 标题 ${path}` : `${path} part ${i}`,
+        symbol: i % 3 === 1 ? `fn_${i}` : undefined,
+        kind: 'section',
+        language: 'markdown',
+        hash: `${i}`.padStart(64, 'a'),
+        seg: gen,
+        off,
+        len,
+      });
+      off += len;
+    }
+  }
+  return out;
+}
+
+const decode = (bytes: Uint8Array, gen = GEN): SegmentRecords | null => SegmentRecords.decode(gen, Buffer.from(bytes));
+
+describe('segment records', () => {
+  const records = recordsOf([['a.md', 3], ['dir/b.ts', 4], ['c.txt', 1]]);
+  const bytes = encodeRecords(GEN, records);
+
+  it('round-trip every field, in the key order of the old JSON records', () => {
+    const back = decode(bytes)!;
+    expect(back.count).toBe(records.length);
+    expect(back.textBytes).toBe(records.reduce((n, r) => n + r.len, 0));
+    expect(back.all()).toEqual(records);
+    expect(back.all()!.map((r) => JSON.stringify(r))).toEqual(records.map((r) => JSON.stringify(r)));
+    expect(back.record(2)).toBe(back.record(2)); // made once
+  });
+
+  it('carry the digest of their ids, equal to one computed from the ids as text and offsets', () => {
+    const ids = records.map((r) => r.id);
+    const offsets = new Uint32Array(ids.length + 1);
+    ids.forEach((id, i) => (offsets[i + 1] = offsets[i]! + id.length));
+    expect(decode(bytes)!.digest.equals(digestIds(ids.join(''), offsets))).toBe(true);
+    const other = ids.slice().reverse();
+    expect(decode(bytes)!.digest.equals(digestIds(other.join(''), offsets))).toBe(false);
+  });
+
+  it('an empty segment round-trips', () => {
+    expect(decode(encodeRecords(GEN, []))!.all()).toEqual([]);
+  });
+
+  it('list one run per file, in doc order', () => {
+    expect(decode(bytes)!.runs).toEqual([
+      { path: 'a.md', start: 0, count: 3 },
+      { path: 'dir/b.ts', start: 3, count: 4 },
+      { path: 'c.txt', start: 7, count: 1 },
+    ]);
+  });
+
+  it('refuse another generation, every truncation, trailing bytes and another version', () => {
+    expect(decode(bytes, GEN + 1)).toBeNull();
+    for (let n = 0; n < bytes.length; n += 7) expect(decode(bytes.subarray(0, n))).toBeNull();
+    expect(decode(Buffer.concat([bytes, Buffer.alloc(8)]))).toBeNull();
+    const version = Buffer.from(bytes);
+    version.writeUInt32LE(99, 8);
+    expect(decode(version)).toBeNull();
+  });
+
+  it('every body word set to 0xFFFFFFFF: refused, or each record damaged (null) or in range', () => {
+    let refused = 0;
+    let damaged = 0;
+    for (let at = 96; at + 4 <= bytes.length; at += 4) {
+      const copy = Buffer.from(bytes);
+      copy.writeUInt32LE(0xffffffff, at);
+      const back = decode(copy);
+      if (!back) {
+        refused++;
+        continue;
+      }
+      for (let i = 0; i < back.count; i++) {
+        const r = back.record(i);
+        if (!r) {
+          damaged++;
+          continue;
+        }
+        expect(typeof r.path).toBe('string');
+        expect(r.off + r.len).toBeLessThanOrEqual(back.textBytes);
+      }
+    }
+    expect(refused).toBeGreaterThan(0);
+    expect(damaged).toBeGreaterThan(0);
+  });
+});
+
+describe('live chunks', () => {
+  const entry = (chunkCount: number, seg?: number): FileEntry => ({ size: 1, mtimeMs: 1, sha256: 'x', role: 'docs', chunkCount, ...(seg ? { seg } : {}) });
+  const base = decode(encodeRecords(1, recordsOf([['a.md', 2], ['b.md', 3], ['c.md', 1]], 1)), 1)!;
+  const delta = decode(encodeRecords(2, recordsOf([['b.md', 2]], 2)), 2)!;
+  const segments = [{ gen: 1, records: base }, { gen: 2, records: delta }];
+  const files = { 'a.md': entry(2, 1), 'b.md': entry(2, 2), 'c.md': entry(1, 1), 'empty.md': entry(0) };
+
+  it('find live chunks by id, mask the dead ones, and list them in segment then doc order', () => {
+    const { chunks, masks } = LiveChunks.open(segments, files)!;
+    expect(chunks.get('a.md#1')).toBe(chunks.get('a.md#1'));
+    expect(masks.map((m) => [...m])).toEqual([[1, 1, 0, 0, 0, 1], [1, 1]]);
+    expect(chunks.size).toBe(5);
+    expect(chunks.get('b.md#1')).toMatchObject({ id: 'b.md#1', seg: 2 });
+    expect(chunks.get('b.md#2')).toBeUndefined(); // only in the dead base copy
+    for (const id of ['a.md#01', 'a.md#-1', 'a.md#x', 'a.md', 'zz.md#0', 'a.md#1.0']) expect(chunks.has(id), id).toBe(false);
+    expect([...chunks.keys()]).toEqual(['a.md#0', 'a.md#1', 'c.md#0', 'b.md#0', 'b.md#1']);
+    expect([...chunks].map(([id, c]) => id === c.id)).toEqual([true, true, true, true, true]);
+  });
+
+  it('refuse a file table the segments do not match', () => {
+    expect(LiveChunks.open(segments, { ...files, 'b.md': entry(3, 2) })).toBeNull();
+    expect(LiveChunks.open(segments, { ...files, 'gone.md': entry(1, 1) })).toBeNull();
+    expect(LiveChunks.open([segments[0]!], files)).toBeNull();
+  });
+
+  it('do not find a record whose ordinal disagrees with its place in its run (a damaged file)', () => {
+    const swapped = recordsOf([['a.md', 2]], 1);
+    [swapped[0], swapped[1]] = [swapped[1]!, swapped[0]!];
+    const records = decode(encodeRecords(1, swapped), 1)!;
+    const { chunks } = LiveChunks.open([{ gen: 1, records }], { 'a.md': entry(2, 1) })!;
+    expect(chunks.get('a.md#0')).toBeUndefined();
+    expect(chunks.get('a.md#1')).toBeUndefined();
+  });
+});
