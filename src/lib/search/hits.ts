@@ -11,7 +11,8 @@ import { untrustedFor } from '../safety/warnings.js';
 import { fileStatusOf, staleness } from '../store/model.js';
 import { type FileRecord, MANIFEST_FILE, readManifest } from '../store/topic-files.js';
 import { type ChunkSpan, type HitContext, type LineRange, sectionRange, widenByLines } from './context.js';
-import { DuplicateIndex, fingerprint } from './duplicates.js';
+import { ChunkCache } from './chunk-cache.js';
+import { DuplicateIndex } from './duplicates.js';
 import type { FusedHit } from './fusion.js';
 import type { ChunkRef, Opened } from './rank.js';
 import type { ReferenceHit } from './search.js';
@@ -59,7 +60,7 @@ export async function toReferenceHits(
     for (const h of batch) {
       if (kept.length >= opts.limit) break;
       const ref = refs.get(h.key)!;
-      const fp = fingerprint(texts.get(ref.chunk) ?? '');
+      const fp = chunkCache.fingerprint(ref.chunk.hash, texts.get(ref.chunk) ?? '');
       const topicId = ref.opened.topic.front.id;
       let index = dups.get(topicId);
       if (!index) dups.set(topicId, (index = new DuplicateIndex()));
@@ -202,19 +203,32 @@ export function foldOverlaps<T extends { h: { topicId: string; path: string }; r
 
 type Texts = Map<ChunkRef['chunk'], string>;
 
-/** Adds the texts of chunks not in `texts` yet, read from their segments (a few small reads per query). */
+/** Texts (and fingerprints) of the chunks answers showed lately: a warm process reads each once. */
+const chunkCache = new ChunkCache();
+
+/** Adds the texts of chunks not in `texts` yet: from the cache, else read from their segments. */
 async function readTexts(refs: readonly ChunkRef[], texts: Texts): Promise<void> {
-  const { chunkTexts } = await import('../index/service.js');
   const byTopic = new Map<Opened, Set<ChunkRef['chunk']>>();
   for (const r of refs) {
     if (texts.has(r.chunk)) continue;
+    const held = chunkCache.text(r.chunk.hash);
+    if (held !== undefined) {
+      texts.set(r.chunk, held);
+      continue;
+    }
     const set = byTopic.get(r.opened);
     if (set) set.add(r.chunk);
     else byTopic.set(r.opened, new Set([r.chunk]));
   }
+  if (byTopic.size === 0) return;
+  const { chunkTexts } = await import('../index/service.js');
   for (const [opened, set] of byTopic) {
     const chunks = [...set];
-    const got = await chunkTexts(opened.root, opened.topic.front.id, chunks);
-    for (const c of chunks) texts.set(c, got.get(c.id) ?? '');
+    const got = chunkTexts(opened.root, opened.topic.front.id, chunks);
+    for (const c of chunks) {
+      const text = got.get(c.id) ?? '';
+      texts.set(c, text);
+      chunkCache.put(c.hash, text);
+    }
   }
 }
