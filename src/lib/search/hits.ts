@@ -4,7 +4,7 @@
  * folded), then the kept hits get their lines (the merged chunks' union, or widened by
  * `context`), a snippet of the lines matching the question, provenance and warnings.
  */
-import { readFile, stat } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
 import { untrustedFor } from '../safety/warnings.js';
@@ -13,23 +13,17 @@ import { type FileRecord, MANIFEST_FILE, readManifest } from '../store/topic-fil
 import { type ChunkSpan, type HitContext, type LineRange, sectionRange, widenByLines } from './context.js';
 import { ChunkCache } from './chunk-cache.js';
 import { DuplicateIndex } from './duplicates.js';
+import { FileMemo } from './file-memo.js';
 import type { FusedHit } from './fusion.js';
 import type { ChunkRef, Opened } from './rank.js';
 import type { ReferenceHit } from './search.js';
 import { makeSnippet, queryTerms } from './snippet.js';
 
 // Repeat queries (serve) re-read a topic's manifest (one JSON line per file) only when it moved.
-const manifests = new Map<string, { ino: number; size: number; mtimeMs: number; map: Map<string, FileRecord> }>();
+const manifests = new FileMemo<Map<string, FileRecord>>();
 
-async function manifestOf(dir: string): Promise<Map<string, FileRecord>> {
-  const file = join(dir, MANIFEST_FILE);
-  const st = await stat(file).catch(() => null);
-  const known = manifests.get(file);
-  if (st && known && known.ino === st.ino && known.size === st.size && known.mtimeMs === st.mtimeMs) return known.map;
-  manifests.delete(file);
-  const map = new Map((await readManifest(dir)).map((r) => [r.path, r]));
-  if (st) manifests.set(file, { ino: st.ino, size: st.size, mtimeMs: st.mtimeMs, map });
-  return map;
+function manifestOf(dir: string): Promise<Map<string, FileRecord>> {
+  return manifests.get(join(dir, MANIFEST_FILE), async () => new Map((await readManifest(dir)).map((r) => [r.path, r])));
 }
 
 interface Kept {

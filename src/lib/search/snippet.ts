@@ -119,10 +119,11 @@ export function scanLines(lines: readonly string[], terms: ReadonlySet<string>):
       let found = runs.get(run);
       if (!found) {
         const got: number[] = [];
-        if (plainWord(run)) {
-          const t = termOf(run); // what tokenize gives a plain word: the word
+        // A plain word's only token is the word; other runs' tokens are remembered across answers.
+        for (const token of plainWord(run) ? [run] : tokensOf(run)) {
+          const t = termOf(token);
           if (t >= 0) got.push(t);
-        } else count(run, got);
+        }
         runs.set(run, (found = got));
       }
       // No run at i (a character outside words that lowercases into a probe's first one): every
@@ -135,6 +136,19 @@ export function scanLines(lines: readonly string[], terms: ReadonlySet<string>):
     return out;
   });
   return { matches, firstAt };
+}
+
+/** tokenize(run) for runs that are not plain words (`cells.`, `IL-6`, `p53`), whatever the query. */
+const runTokens = new Map<string, readonly string[]>();
+const RUN_TOKENS_MAX = 100_000;
+
+function tokensOf(run: string): readonly string[] {
+  let tokens = runTokens.get(run);
+  if (!tokens) {
+    if (runTokens.size >= RUN_TOKENS_MAX) runTokens.clear();
+    runTokens.set(run, (tokens = tokenize(run)));
+  }
+  return tokens;
 }
 
 /** How many of the probes occur at `i` in `text`. */
