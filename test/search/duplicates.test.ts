@@ -1,7 +1,7 @@
 /** Issue 12: duplicate READMEs fold into one hit with also_in; tests rank below docs. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { DuplicateIndex, fingerprint, sameText } from '../../src/lib/search/duplicates.js';
+import { DuplicateIndex, fingerprint, NEAR_DUPLICATE, prefixLength, sameText } from '../../src/lib/search/duplicates.js';
 import { searchReferences } from '../../src/lib/search/search.js';
 import { makeTmpRoot, writeTopic } from '../helpers/index-topics.js';
 
@@ -59,5 +59,53 @@ describe('duplicate folding', () => {
       }
     }
     expect(kept.map((k) => k.i)).toEqual([0, 2, 3, 4, 6, 7, 8, 9]);
+  });
+
+  it('indexing only the smallest shingles still finds every near copy: copies around the threshold', () => {
+    // Texts sharing long runs of words, each edited in a few places, so that many pairs sit
+    // just above and just below 0.9; the prefix index must find what a full comparison finds.
+    let seed = 11;
+    const next = (): number => {
+      seed = (Math.imul(seed, 1103515245) + 12345) & 0x7fffffff;
+      return seed / 0x80000000;
+    };
+    const base = Array.from({ length: 400 }, (_, i) => `w${i % 173}q${i % 7}`);
+    const texts: string[] = [];
+    for (let i = 0; i < 120; i++) {
+      const words = base.slice(Math.floor(next() * 8), 300 + Math.floor(next() * 30));
+      for (let e = Math.floor(next() * 8); e > 0; e--) words[Math.floor(next() * words.length)] = `edit${Math.floor(next() * 1000)}`;
+      texts.push(words.join(next() < 0.5 ? ' ' : '\n'));
+    }
+    const index = new DuplicateIndex<number>();
+    const kept: { i: number; fp: ReturnType<typeof fingerprint> }[] = [];
+    let folded = 0;
+    for (const [i, t] of texts.entries()) {
+      const fp = fingerprint(t);
+      const linear = kept.find((k) => sameText(k.fp, fp))?.i;
+      expect(index.twinOf(fp), `text ${i}`).toBe(linear);
+      if (linear === undefined) {
+        index.add(i, fp);
+        kept.push({ i, fp });
+      } else folded++;
+    }
+    // Both verdicts occur, so the comparison above is not vacuous.
+    expect(folded).toBeGreaterThan(10);
+    expect(kept.length).toBeGreaterThan(10);
+  });
+
+  it('a prefix is long enough for the overlap a near copy needs', () => {
+    for (let n = 1; n <= 5000; n++) {
+      const need = Math.ceil(NEAR_DUPLICATE * n - 1e-9); // shingles two near copies share, at least
+      expect(prefixLength(n), `n ${n}`).toBeGreaterThanOrEqual(n - need + 1);
+      expect(prefixLength(n)).toBeLessThanOrEqual(n);
+    }
+    expect(prefixLength(0)).toBe(0);
+  });
+
+  it('fingerprints list distinct shingles in ascending order', () => {
+    const fp = fingerprint('one two three four five one two three four five one two three four five six');
+    const list = [...fp.shingles];
+    expect(list).toEqual([...new Set(list)].sort((a, b) => a - b));
+    expect(list.length).toBe(6); // the repeated 5-grams count once
   });
 });

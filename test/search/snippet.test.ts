@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 
 import { processTerm, tokenize } from '../../src/lib/index/bm25/index.js';
-import { bodySnippet, cutLine, lineMatches, makeSnippet, queryTerms } from '../../src/lib/search/snippet.js';
+import { bodySnippet, cutLine, lineMatches, makeSnippet, plainWord, queryTerms, scanLines } from '../../src/lib/search/snippet.js';
 
 describe('makeSnippet', () => {
   it('returns a chunk that fits unchanged', () => {
@@ -113,6 +113,92 @@ describe('lineMatches', () => {
       const terms = queryTerms(q);
       expect(lineMatches(lines, terms), q).toEqual(naive(lines, terms));
     }
+  });
+});
+
+describe('scanLines: one pass for all probes', () => {
+  /**
+   * The scan it replaced, occurrence by occurrence: every probe's occurrences sorted, each one
+   * past the last counted run widened to its run and tokenised. The single-pass scan (and its
+   * caches) must give the same matches and first positions, whatever the probes.
+   */
+  const RUN = /[\p{L}\p{N}\p{M}_\-./:]/u;
+  const reference = (lines: string[], terms: Set<string>) => {
+    const order = [...terms];
+    const probes = [...new Set(order.map((t) => t.slice(0, Math.min(3, Math.max(1, t.length - 1)))))];
+    const firstAt = lines.map(() => -1);
+    const termsOf = (text: string) => tokenize(text).flatMap((t) => {
+      const p = processTerm(t);
+      const i = p ? order.indexOf(p) : -1;
+      return i >= 0 ? [i] : [];
+    });
+    const matches = lines.map((line, n) => {
+      const lower = line.toLowerCase();
+      if (lower.length !== line.length) {
+        const out = termsOf(line);
+        if (out.length > 0) firstAt[n] = 0;
+        return out;
+      }
+      const at: number[] = [];
+      for (const p of probes) for (let i = lower.indexOf(p); i >= 0; i = lower.indexOf(p, i + 1)) at.push(i);
+      at.sort((x, y) => x - y);
+      const out: number[] = [];
+      let done = -1;
+      for (const i of at) {
+        if (i < done) continue;
+        let a = i;
+        while (a > 0 && RUN.test(line[a - 1]!)) a--;
+        let b = i;
+        while (b < line.length && RUN.test(line[b]!)) b++;
+        const found = termsOf(line.slice(a, b));
+        out.push(...found);
+        if (found.length > 0 && firstAt[n]! < 0) firstAt[n] = a;
+        done = b;
+      }
+      return out;
+    });
+    return { matches, firstAt };
+  };
+
+  /** A small deterministic generator (mulberry32), so a failure names its seed. */
+  const rng = (seed: number) => () => {
+    seed = (seed + 0x6d2b79f5) | 0;
+    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+  const WORDS = ['p53', 'P53', 'protein', 'Proteins', 'cell', 'cells.', 'CD4+', 'a', 'A', 'an', 'x', 'x-ray', 'IL-6', 'mRNA', 'parseConfig', 'parse_config', 'src/lib/a.ts', 'v1.2.3', 'std::io', '2', '2019', 'pony', 'ponies', 'Σοφία', 'ΟΔΟΣ', "ΟΔΟΣ'Α", 'İstanbul', '𝐀𝐁c', '𝐀x', 'café', 'naïve', 'HTTPServer', 'é', '_x_', 'a_b_c', 'abc'];
+  const SEPARATORS = [' ', ' ', ' ', ', ', '; ', '(', ')', '\'', '"', ' — ', '\t'];
+
+  it('agrees with the occurrence-by-occurrence scan on generated lines', () => {
+    const next = rng(7);
+    const pick = <T>(xs: readonly T[]): T => xs[Math.floor(next() * xs.length)]!;
+    for (let round = 0; round < 300; round++) {
+      const lines = Array.from({ length: 1 + Math.floor(next() * 4) }, () =>
+        Array.from({ length: Math.floor(next() * 30) }, () => pick(WORDS) + pick(SEPARATORS)).join(''),
+      );
+      const question = Array.from({ length: 1 + Math.floor(next() * 4) }, () => pick(WORDS)).join(' ');
+      const terms = queryTerms(question);
+      expect(scanLines(lines, terms), `round ${round}: ${question}`).toEqual(reference(lines, terms));
+    }
+  });
+
+  it('counts the run before an astral letter once per probe found there, as the old scan did', () => {
+    // isRunChar looks at one code unit, and half an astral letter is no word character: an
+    // occurrence at 𝐀 widens to the run before it (`ab`), once for each of the two probes there.
+    const terms = new Set(['ab', '\u{1d400}x', '\u{1d400}xy']);
+    const lines = ['ab\u{1d400}x cd'];
+    const want = reference(lines, terms);
+    expect(want.matches[0]).toEqual([0, 0, 0]);
+    expect(scanLines(lines, terms)).toEqual(want);
+  });
+
+  it('plainWord is exactly the words the tokenizer returns whole', () => {
+    for (const w of ['word', 'Word', 'WORD', '123', 'a', 'Z', 'wOrd', 'WOrd', 'word2', 'x-y', 'café', '', '_a']) {
+      if (plainWord(w)) expect(tokenize(w), w).toEqual([w]);
+    }
+    expect(['word', 'Word', 'WORD', '123'].every(plainWord)).toBe(true);
+    expect(['wOrd', 'word2', 'x-y', 'café', ''].some(plainWord)).toBe(false);
   });
 });
 

@@ -7,6 +7,7 @@
  * whose lexical part is damaged is rebuilt from its texts; damaged records mean re-chunking the
  * topic's files.
  */
+import { type Stats, statSync } from 'node:fs';
 import { readdir, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 
@@ -89,7 +90,8 @@ const headCache = new Map<string, { ino: number; size: number; mtimeMs: number; 
 /** loadHead for readers that never mutate the head: the same object while the file is unchanged. */
 export async function loadHeadForReading(root: string, id: string): Promise<TopicHead | null> {
   const file = headFile(root, id);
-  const st = await stat(file).catch(() => null);
+  // A synchronous stat: every warm answer does this, and a thread-pool round trip cost more.
+  const st = statOrNull(file);
   const known = headCache.get(file);
   if (st && known && known.ino === st.ino && known.size === st.size && known.mtimeMs === st.mtimeMs) return known.head;
   headCache.delete(file);
@@ -97,6 +99,14 @@ export async function loadHeadForReading(root: string, id: string): Promise<Topi
   // Stat first, read second: a write in between leaves a stale stat, so the next call re-reads.
   if (st && head) headCache.set(file, { ino: st.ino, size: st.size, mtimeMs: st.mtimeMs, head });
   return head;
+}
+
+function statOrNull(file: string): Stats | null {
+  try {
+    return statSync(file, { throwIfNoEntry: false }) ?? null;
+  } catch {
+    return null;
+  }
 }
 
 /**

@@ -8,9 +8,11 @@ export interface Fingerprint {
   norm: string;
   /**
    * Word 5-shingles, each hashed to a 30-bit number (small integers are the cheapest keys; a
-   * rare collision moves an overlap by one shingle in hundreds, never a verdict worth having).
+   * rare collision moves an overlap by one shingle in hundreds, never a verdict worth having),
+   * distinct and ascending: overlaps are counted by a merge, and the smallest ones are the
+   * prefix DuplicateIndex looks texts up by.
    */
-  shingles: Set<number>;
+  shingles: Int32Array;
 }
 
 const FNV_OFFSET = 2166136261;
@@ -52,12 +54,42 @@ export function fingerprint(text: string): Fingerprint {
     inWord = true;
   }
   if (inWord) end();
-  const shingles = new Set<number>();
-  for (let i = 0; i + 5 <= words.length; i++) {
-    shingles.add((Math.imul(Math.imul(Math.imul(Math.imul(words[i]!, 31) + words[i + 1]!, 31) + words[i + 2]!, 31) + words[i + 3]!, 31) + words[i + 4]!) & 0x3fffffff);
+  let all: Int32Array;
+  if (words.length >= 5) {
+    all = new Int32Array(words.length - 4);
+    for (let i = 0; i + 5 <= words.length; i++) {
+      all[i] = (Math.imul(Math.imul(Math.imul(Math.imul(words[i]!, 31) + words[i + 1]!, 31) + words[i + 2]!, 31) + words[i + 3]!, 31) + words[i + 4]!) & 0x3fffffff;
+    }
+  } else {
+    all = words.length > 0 ? Int32Array.of(n1 & 0x3fffffff) : new Int32Array(0);
   }
-  if (words.length > 0 && words.length < 5) shingles.add(n1 & 0x3fffffff);
-  return { norm: words.length === 0 ? '' : `${n1 >>> 0}:${n2 >>> 0}:${words.length}`, shingles };
+  return { norm: words.length === 0 ? '' : `${n1 >>> 0}:${n2 >>> 0}:${words.length}`, shingles: distinctSorted(all) };
+}
+
+/** The distinct values of `a`, ascending (sorts `a` in place). */
+function distinctSorted(a: Int32Array): Int32Array {
+  a.sort();
+  let n = 0;
+  for (let i = 0; i < a.length; i++) if (i === 0 || a[i] !== a[n - 1]) a[n++] = a[i]!;
+  return n === a.length ? a : a.slice(0, n);
+}
+
+/** How many values two ascending distinct lists share. Pure. */
+function commonCount(a: Int32Array, b: Int32Array): number {
+  let i = 0;
+  let j = 0;
+  let n = 0;
+  while (i < a.length && j < b.length) {
+    const x = a[i]!;
+    const y = b[j]!;
+    if (x === y) {
+      n++;
+      i++;
+      j++;
+    } else if (x < y) i++;
+    else j++;
+  }
+  return n;
 }
 
 /** Duplicate threshold: Jaccard overlap of word 5-shingles (issue 12: ≥ 0.9). */
@@ -66,44 +98,52 @@ export const NEAR_DUPLICATE = 0.9;
 /** Pure: the same normalised text, or shingle Jaccard ≥ NEAR_DUPLICATE. */
 export function sameText(a: Fingerprint, b: Fingerprint): boolean {
   if (a.norm === b.norm) return true;
-  const [small, big] = a.shingles.size <= b.shingles.size ? [a.shingles, b.shingles] : [b.shingles, a.shingles];
-  if (small.size === 0 || small.size < NEAR_DUPLICATE * big.size) return false;
-  let common = 0;
-  for (const s of small) if (big.has(s)) common++;
-  return jaccardAtLeast(common, small.size, big.size);
+  return nearCopies(a.shingles, b.shingles);
+}
+
+function nearCopies(a: Int32Array, b: Int32Array): boolean {
+  const [small, big] = a.length <= b.length ? [a.length, b.length] : [b.length, a.length];
+  if (small === 0 || small < NEAR_DUPLICATE * big) return false;
+  return jaccardAtLeast(commonCount(a, b), small, big);
 }
 
 const jaccardAtLeast = (common: number, a: number, b: number): boolean => common / (a + b - common) >= NEAR_DUPLICATE;
 
 /**
+ * How many of a text's smallest shingles DuplicateIndex files it under. Two texts with Jaccard
+ * ≥ 0.9 share at least ⌈0.9·n⌉ of the n shingles of either; the smallest shared one then sits
+ * within the first n − ⌈0.9·n⌉ + 1 of both (at least that many shared ones follow it), so
+ * near copies always meet in their prefixes. floor(9n/10) ≤ ⌈0.9·n⌉ keeps the prefix long enough.
+ */
+export function prefixLength(n: number): number {
+  return Math.min(n, n - Math.floor((9 * n) / 10) + 1);
+}
+
+/**
  * The texts kept so far, looked up by shingle: `twinOf` answers what comparing with every kept
- * text by `sameText` would (the earliest kept match), in time proportional to the new text's
- * shingles rather than to the number of kept texts times their size.
+ * text by `sameText` would (the earliest kept match). Only each text's prefix of smallest
+ * shingles is indexed (prefixLength): a tenth of the map work of indexing them all, and the
+ * few texts met there are checked by a full merge.
  */
 export class DuplicateIndex<T> {
   private readonly kept: { item: T; fp: Fingerprint }[] = [];
   private readonly byNorm = new Map<string, number>();
-  /** Shingle -> the kept text holding it, or all of them when several do. */
+  /** Prefix shingle -> the kept text holding it, or all of them when several do. */
   private readonly byShingle = new Map<number, number | number[]>();
 
   twinOf(fp: Fingerprint): T | undefined {
     let best = this.byNorm.get(fp.norm) ?? Infinity;
-    if (fp.shingles.size > 0) {
-      const common = new Map<number, number>();
-      const count = (k: number): void => {
-        common.set(k, (common.get(k) ?? 0) + 1);
-      };
-      for (const s of fp.shingles) {
-        const at = this.byShingle.get(s);
-        if (typeof at === 'number') count(at);
-        else if (at) at.forEach(count);
-      }
-      for (const [k, n] of common) {
-        if (k >= best) continue;
-        const other = this.kept[k]!.fp.shingles.size;
-        const [small, big] = fp.shingles.size <= other ? [fp.shingles.size, other] : [other, fp.shingles.size];
-        if (small >= NEAR_DUPLICATE * big && jaccardAtLeast(n, small, big)) best = k;
-      }
+    const own = fp.shingles;
+    let checked: Set<number> | null = null; // a text sharing several prefix shingles is merged once
+    const check = (k: number): void => {
+      if (k >= best || checked?.has(k)) return;
+      (checked ??= new Set()).add(k);
+      if (nearCopies(own, this.kept[k]!.fp.shingles)) best = k;
+    };
+    for (let i = 0, p = prefixLength(own.length); i < p; i++) {
+      const at = this.byShingle.get(own[i]!);
+      if (typeof at === 'number') check(at);
+      else if (at) at.forEach(check);
     }
     return best === Infinity ? undefined : this.kept[best]!.item;
   }
@@ -112,7 +152,8 @@ export class DuplicateIndex<T> {
     const k = this.kept.length;
     this.kept.push({ item, fp });
     if (!this.byNorm.has(fp.norm)) this.byNorm.set(fp.norm, k);
-    for (const s of fp.shingles) {
+    for (let i = 0, p = prefixLength(fp.shingles.length); i < p; i++) {
+      const s = fp.shingles[i]!;
       const at = this.byShingle.get(s);
       if (at === undefined) this.byShingle.set(s, k);
       else if (typeof at === 'number') this.byShingle.set(s, [at, k]);

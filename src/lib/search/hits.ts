@@ -4,31 +4,26 @@
  * folded), then the kept hits get their lines (the merged chunks' union, or widened by
  * `context`), a snippet of the lines matching the question, provenance and warnings.
  */
-import { readFile, stat } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
 import { untrustedFor } from '../safety/warnings.js';
 import { fileStatusOf, staleness } from '../store/model.js';
 import { type FileRecord, MANIFEST_FILE, readManifest } from '../store/topic-files.js';
 import { type ChunkSpan, type HitContext, type LineRange, sectionRange, widenByLines } from './context.js';
-import { DuplicateIndex, fingerprint } from './duplicates.js';
+import { ChunkCache } from './chunk-cache.js';
+import { DuplicateIndex } from './duplicates.js';
+import { FileMemo } from './file-memo.js';
 import type { FusedHit } from './fusion.js';
 import type { ChunkRef, Opened } from './rank.js';
 import type { ReferenceHit } from './search.js';
 import { makeSnippet, queryTerms } from './snippet.js';
 
 // Repeat queries (serve) re-read a topic's manifest (one JSON line per file) only when it moved.
-const manifests = new Map<string, { ino: number; size: number; mtimeMs: number; map: Map<string, FileRecord> }>();
+const manifests = new FileMemo<Map<string, FileRecord>>();
 
-async function manifestOf(dir: string): Promise<Map<string, FileRecord>> {
-  const file = join(dir, MANIFEST_FILE);
-  const st = await stat(file).catch(() => null);
-  const known = manifests.get(file);
-  if (st && known && known.ino === st.ino && known.size === st.size && known.mtimeMs === st.mtimeMs) return known.map;
-  manifests.delete(file);
-  const map = new Map((await readManifest(dir)).map((r) => [r.path, r]));
-  if (st) manifests.set(file, { ino: st.ino, size: st.size, mtimeMs: st.mtimeMs, map });
-  return map;
+function manifestOf(dir: string): Promise<Map<string, FileRecord>> {
+  return manifests.get(join(dir, MANIFEST_FILE), async () => new Map((await readManifest(dir)).map((r) => [r.path, r])));
 }
 
 interface Kept {
@@ -59,7 +54,7 @@ export async function toReferenceHits(
     for (const h of batch) {
       if (kept.length >= opts.limit) break;
       const ref = refs.get(h.key)!;
-      const fp = fingerprint(texts.get(ref.chunk) ?? '');
+      const fp = chunkCache.fingerprint(ref.chunk.hash, texts.get(ref.chunk) ?? '');
       const topicId = ref.opened.topic.front.id;
       let index = dups.get(topicId);
       if (!index) dups.set(topicId, (index = new DuplicateIndex()));
@@ -202,19 +197,32 @@ export function foldOverlaps<T extends { h: { topicId: string; path: string }; r
 
 type Texts = Map<ChunkRef['chunk'], string>;
 
-/** Adds the texts of chunks not in `texts` yet, read from their segments (a few small reads per query). */
+/** Texts (and fingerprints) of the chunks answers showed lately: a warm process reads each once. */
+const chunkCache = new ChunkCache();
+
+/** Adds the texts of chunks not in `texts` yet: from the cache, else read from their segments. */
 async function readTexts(refs: readonly ChunkRef[], texts: Texts): Promise<void> {
-  const { chunkTexts } = await import('../index/service.js');
   const byTopic = new Map<Opened, Set<ChunkRef['chunk']>>();
   for (const r of refs) {
     if (texts.has(r.chunk)) continue;
+    const held = chunkCache.text(r.chunk.hash);
+    if (held !== undefined) {
+      texts.set(r.chunk, held);
+      continue;
+    }
     const set = byTopic.get(r.opened);
     if (set) set.add(r.chunk);
     else byTopic.set(r.opened, new Set([r.chunk]));
   }
+  if (byTopic.size === 0) return;
+  const { chunkTexts } = await import('../index/service.js');
   for (const [opened, set] of byTopic) {
     const chunks = [...set];
-    const got = await chunkTexts(opened.root, opened.topic.front.id, chunks);
-    for (const c of chunks) texts.set(c, got.get(c.id) ?? '');
+    const got = chunkTexts(opened.root, opened.topic.front.id, chunks);
+    for (const c of chunks) {
+      const text = got.get(c.id) ?? '';
+      texts.set(c, text);
+      chunkCache.put(c.hash, text);
+    }
   }
 }

@@ -2,7 +2,11 @@
  * The question's vectors: which embedding spaces a search may use and the question embedded in
  * each, every model started and asked at most once per search.
  */
+import { join } from 'node:path';
+
 import type { Embedder } from '../embedding/types.js';
+import type { RootConfig } from '../store/config.js';
+import { FileMemo } from './file-memo.js';
 import type { ReferenceSearchRequest } from './search.js';
 
 export interface QuerySpaces {
@@ -12,6 +16,8 @@ export interface QuerySpaces {
   /** The question's vector in space `key` (each model started and asked once). */
   vectorIn(key: string | null): Promise<{ embedder: Embedder; qvec: Float32Array } | { reason: string }>;
 }
+
+const configs = new FileMemo<RootConfig>();
 
 /**
  * The question is embedded in the space the index serves, by that space's own model: a read never
@@ -50,8 +56,9 @@ export async function querySpaces(root: string, req: ReferenceSearchRequest, que
     };
   }
   const { settingsFromEnv } = await import('../embedding/index.js');
-  const { readConfig } = await import('../store/config.js');
-  const config = await readConfig(root);
+  const { CONFIG_FILE, readConfig } = await import('../store/config.js');
+  // Read-only here: the parse is shared by the calls that find the file unchanged.
+  const config = await configs.get(join(root, CONFIG_FILE), () => readConfig(root));
   const settings = settingsFromEnv(process.env, config.embedding as never, req.embedderFlag); // rejects unknown names
   if (settings.provider === 'none') return { off: 'embedder "none" selected: lexical search only', vectorIn: none };
   const recorded = config.embedding.recorded;

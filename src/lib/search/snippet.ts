@@ -18,15 +18,34 @@ export function queryTerms(query: string): Set<string> {
  * Raw token -> index of its query term (or -1), memoised per query: the hits of one answer share
  * most of their words, and stemming each again was most of a 100-hit answer's snippet time.
  */
-const termMemo = new WeakMap<ReadonlySet<string>, { index: Map<string, number>; seen: Map<string, number> }>();
+const termMemo = new WeakMap<ReadonlySet<string>, TermMemo>();
 
-function termIndexer(terms: ReadonlySet<string>): (token: string) => number {
+interface TermMemo {
+  index: Map<string, number>;
+  seen: Map<string, number>;
+  /** A run of word characters -> the query terms its tokens are (the same words recur across hits). */
+  runs: Map<string, readonly number[]>;
+  /** The terms' probes (probeOf), distinct. */
+  probeList: string[];
+  /** Any probe: finds the next occurrence of any of them. */
+  probes: RegExp;
+}
+
+function memoOf(terms: ReadonlySet<string>): TermMemo {
   let memo = termMemo.get(terms);
   if (!memo) {
-    memo = { index: new Map([...terms].map((t, i) => [t, i])), seen: new Map() };
+    const probeList = [...new Set([...terms].map(probeOf))];
+    // Code units, like indexOf (no `u` flag); an empty probe never matches (no term is empty).
+    const alternatives = probeList.filter((p) => p !== '').map((p) => p.replace(/[\\^$.*+?()[\]{}|/-]/g, '\\$&'));
+    const probes = alternatives.length > 0 ? new RegExp(alternatives.join('|'), 'g') : /(?!)/g;
+    memo = { index: new Map([...terms].map((t, i) => [t, i])), seen: new Map(), runs: new Map(), probeList, probes };
     termMemo.set(terms, memo);
   }
-  const { index, seen } = memo;
+  return memo;
+}
+
+function termIndexer(terms: ReadonlySet<string>): (token: string) => number {
+  const { index, seen } = memoOf(terms);
   return (token) => {
     let i = seen.get(token);
     if (i === undefined) {
@@ -66,11 +85,11 @@ export function lineMatches(lines: readonly string[], terms: ReadonlySet<string>
 }
 
 /** lineMatches, plus where in each line its first matching word starts (-1: none). */
-function scanLines(lines: readonly string[], terms: ReadonlySet<string>): { matches: number[][]; firstAt: number[] } {
+export function scanLines(lines: readonly string[], terms: ReadonlySet<string>): { matches: number[][]; firstAt: number[] } {
   const firstAt = lines.map(() => -1);
   if (terms.size === 0) return { matches: lines.map(() => []), firstAt };
   const termOf = termIndexer(terms);
-  const probes = [...new Set([...terms].map(probeOf))];
+  const { runs, probes, probeList } = memoOf(terms);
   const count = (text: string, out: number[]): void => {
     for (const t of tokenize(text)) {
       const i = termOf(t);
@@ -85,25 +104,85 @@ function scanLines(lines: readonly string[], terms: ReadonlySet<string>): { matc
       if (out.length > 0) firstAt[n] = 0;
       return out;
     }
-    const at: number[] = [];
-    for (const p of probes) for (let i = lower.indexOf(p); i >= 0; i = lower.indexOf(p, i + 1)) at.push(i);
-    if (at.length === 0) return out;
-    at.sort((x, y) => x - y);
-    let done = -1;
-    for (const i of at) {
-      if (i < done) continue;
+    // The next occurrence of any probe at or after `from`, in one pass of the regular expression:
+    // what sorting every probe's occurrences and skipping those inside a counted run came to.
+    for (let from = 0; from <= line.length; ) {
+      probes.lastIndex = from;
+      const m = probes.exec(lower);
+      if (!m) break;
+      const i = m.index;
       let a = i;
       while (a > 0 && isRunChar(line, a - 1)) a--;
       let b = i;
       while (b < line.length && isRunChar(line, b)) b++;
-      const before = out.length;
-      count(line.slice(a, b), out);
-      if (out.length > before && firstAt[n]! < 0) firstAt[n] = a;
-      done = b;
+      const run = line.slice(a, b);
+      let found = runs.get(run);
+      if (!found) {
+        const got: number[] = [];
+        // A plain word's only token is the word; other runs' tokens are remembered across answers.
+        for (const token of plainWord(run) ? [run] : tokensOf(run)) {
+          const t = termOf(token);
+          if (t >= 0) got.push(t);
+        }
+        runs.set(run, (found = got));
+      }
+      // No run at i (a character outside words that lowercases into a probe's first one): every
+      // probe occurring there counted it, the way the occurrence-by-occurrence scan did.
+      const times = b > i ? 1 : probesAt(probeList, lower, i);
+      for (let k = 0; k < times; k++) for (const t of found) out.push(t);
+      if (found.length > 0 && firstAt[n]! < 0) firstAt[n] = a;
+      from = b > i ? b : i + 1;
     }
     return out;
   });
   return { matches, firstAt };
+}
+
+/** tokenize(run) for runs that are not plain words (`cells.`, `IL-6`, `p53`), whatever the query. */
+const runTokens = new Map<string, readonly string[]>();
+const RUN_TOKENS_MAX = 100_000;
+
+function tokensOf(run: string): readonly string[] {
+  let tokens = runTokens.get(run);
+  if (!tokens) {
+    if (runTokens.size >= RUN_TOKENS_MAX) runTokens.clear();
+    runTokens.set(run, (tokens = tokenize(run)));
+  }
+  return tokens;
+}
+
+/** How many of the probes occur at `i` in `text`. */
+function probesAt(probes: readonly string[], text: string, i: number): number {
+  let n = 0;
+  for (const p of probes) if (text.startsWith(p, i)) n++;
+  return n;
+}
+
+/**
+ * ASCII letters all lowercase, capitalised or all uppercase, or ASCII digits: the words the
+ * tokenizer returns as they are (one token, the word), so they need no tokenising.
+ */
+export function plainWord(run: string): boolean {
+  const n = run.length;
+  if (n === 0) return false;
+  const first = run.charCodeAt(0);
+  if (first >= 48 && first <= 57) {
+    for (let i = 1; i < n; i++) {
+      const c = run.charCodeAt(i);
+      if (c < 48 || c > 57) return false;
+    }
+    return true;
+  }
+  const upperFirst = first >= 65 && first <= 90;
+  if (!upperFirst && !(first >= 97 && first <= 122)) return false;
+  if (n === 1) return true;
+  const second = run.charCodeAt(1);
+  const lo = upperFirst && second >= 65 && second <= 90 ? 65 : 97;
+  for (let i = 1; i < n; i++) {
+    const c = run.charCodeAt(i);
+    if (c < lo || c > lo + 25) return false;
+  }
+  return true;
 }
 
 export interface Snippet {

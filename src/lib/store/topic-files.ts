@@ -3,8 +3,8 @@
  * and `.tkoma-files.jsonl`, the tracked per-file metadata (source, role, size, hash, fetched_at)
  * that the seeds keep in a database. Writes go through temp file + rename.
  */
-import { existsSync, type Stats } from 'node:fs';
-import { readdir, readFile, rename, stat, writeFile } from 'node:fs/promises';
+import { existsSync, readdirSync, type Stats, statSync } from 'node:fs';
+import { readFile, rename, writeFile } from 'node:fs/promises';
 import { isAbsolute, join, posix, relative, resolve, sep } from 'node:path';
 
 import type { Role } from '../chunking/types.js';
@@ -77,8 +77,15 @@ export async function readTopic(root: string, id: string): Promise<LoadedTopic> 
   const dir = topicDir(root, id);
   const file = join(dir, TOPIC_FILE);
   const rel = relative(root, file) || file;
-  // Unchanged since the last read (same inode, size and mtime): no need to read it again.
-  const st = await stat(file).catch(() => null);
+  // Unchanged since the last read (same inode, size and mtime): no need to read it again. The stat
+  // is synchronous: a warm server does this for every answer, and a thread-pool round trip cost
+  // more than the stat on a busy machine.
+  let st: Stats | null;
+  try {
+    st = statSync(file, { throwIfNoEntry: false }) ?? null;
+  } catch {
+    st = null;
+  }
   const hit = parsed.get(file);
   if (st && hit && hit.ino === st.ino && hit.size === st.size && hit.mtimeMs === st.mtimeMs && hit.front.id === id) {
     return { front: copyFront(hit.front), body: hit.body, dir };
@@ -141,7 +148,8 @@ function idMismatch(file: string, text: string, folder: string, id: string): Tko
 export async function listTopicIds(root: string): Promise<string[]> {
   let entries;
   try {
-    entries = await readdir(referencesDir(root), { withFileTypes: true });
+    // Synchronous, like the existsSync below: one short directory read per search.
+    entries = readdirSync(referencesDir(root), { withFileTypes: true });
   } catch {
     return [];
   }

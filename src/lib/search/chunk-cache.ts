@@ -1,0 +1,80 @@
+/**
+ * Chunk texts, and their duplicate fingerprints, kept between answers of one process (a warm
+ * `serve`/`mcp` answers thousands). Keyed by the text's sha256, which the chunk record carries as
+ * `hash`: an entry is right whichever segment, topic or root asks for it, so a sync, compaction
+ * or hand edit never makes one wrong, and nothing needs invalidating when a head changes; texts
+ * no longer asked for age out. Bounded by bytes, least recently used first out.
+ */
+import { type Fingerprint, fingerprint } from './duplicates.js';
+
+/** About every chunk of a SciFact-sized topic (7.5k chunks, 8 MB of text) with its fingerprint. */
+export const CHUNK_CACHE_BYTES = 32 * 2 ** 20;
+
+/** A Map entry, its key and the object around the text: roughly what V8 spends beside the text. */
+const ENTRY_OVERHEAD = 160;
+
+interface Entry {
+  text: string;
+  fp: Fingerprint | null;
+  bytes: number;
+}
+
+export class ChunkCache {
+  private readonly entries = new Map<string, Entry>();
+  private used = 0;
+
+  constructor(readonly maxBytes: number = CHUNK_CACHE_BYTES) {}
+
+  /** Bytes held (texts counted at two bytes a character). */
+  get bytes(): number {
+    return this.used;
+  }
+
+  get size(): number {
+    return this.entries.size;
+  }
+
+  /** The text whose sha256 is `hash`, if held. */
+  text(hash: string): string | undefined {
+    return this.touch(hash)?.text;
+  }
+
+  /** Keeps a text read and verified against its hash. Empty texts (unreadable ones) are not kept. */
+  put(hash: string, text: string): void {
+    if (text === '' || this.entries.has(hash)) return;
+    const e: Entry = { text, fp: null, bytes: ENTRY_OVERHEAD + 2 * text.length };
+    this.entries.set(hash, e);
+    this.grow(e.bytes);
+  }
+
+  /** fingerprint(text), computed once while the text is held. */
+  fingerprint(hash: string, text: string): Fingerprint {
+    const e = this.touch(hash);
+    if (!e || e.text !== text) return fingerprint(text);
+    if (!e.fp) {
+      e.fp = fingerprint(text);
+      e.bytes += e.fp.shingles.byteLength;
+      this.grow(e.fp.shingles.byteLength);
+    }
+    return e.fp;
+  }
+
+  private touch(hash: string): Entry | undefined {
+    const e = this.entries.get(hash);
+    if (e) {
+      // Re-inserting moves the entry to the back of the Map's order: the eviction order.
+      this.entries.delete(hash);
+      this.entries.set(hash, e);
+    }
+    return e;
+  }
+
+  private grow(bytes: number): void {
+    this.used += bytes;
+    for (const [hash, e] of this.entries) {
+      if (this.used <= this.maxBytes) break;
+      this.entries.delete(hash);
+      this.used -= e.bytes;
+    }
+  }
+}
