@@ -41,6 +41,8 @@ export interface BuildProgress {
   rate: number;
   /** Seconds left at that rate; null before the first batch. */
   eta: number | null;
+  /** phase 'apply': how long the longest topic apply of this round held the index lock (ms). */
+  lockHeldMs?: number;
 }
 
 export interface BuildOptions {
@@ -114,6 +116,8 @@ export interface ApplyResult {
   swapped: boolean;
   /** Another space still serves: the cache does not yet cover every chunk in this one. */
   waiting?: number;
+  /** How long the index lock was held (what a writer waiting behind this apply waited). */
+  heldMs?: number;
 }
 
 /**
@@ -128,52 +132,54 @@ export async function applyFromCache(
   opts: { lockTimeoutMs?: number } = {},
 ): Promise<ApplyResult | null> {
   await cache.open(space.key, space.dimension);
-  return withIndexLock(
-    root,
-    async () => {
-      const head = await loadHead(root, topic);
-      if (!head) return null;
-      const records = await liveRecords(root, topic, head);
-      if (!records) return null;
-      const live = liveChunkCount(head);
-      let ann: AnnIndex | null = null;
-      if (head.vectors?.key === space.key && head.ann !== null) {
-        ann = await AnnIndex.load(annMetaFile(root, topic), { generation: head.ann, key: space.key });
+  const held = async (): Promise<ApplyResult | null> => {
+    const began = performance.now();
+    const r = await applyLocked();
+    return r ? { ...r, heldMs: Math.round(performance.now() - began) } : r;
+  };
+  const applyLocked = async (): Promise<ApplyResult | null> => {
+    const head = await loadHead(root, topic);
+    if (!head) return null;
+    const records = await liveRecords(root, topic, head);
+    if (!records) return null;
+    const live = liveChunkCount(head);
+    let ann: AnnIndex | null = null;
+    if (head.vectors?.key === space.key && head.ann !== null) {
+      ann = await AnnIndex.load(annMetaFile(root, topic), { generation: head.ann, key: space.key });
+    }
+    let swapped = false;
+    if (!ann) {
+      const other = head.vectors && head.vectors.key !== space.key && head.vectors.count > 0 && head.ann !== null;
+      if (other) {
+        // Never mix, never go dark: the old space serves until the new one is whole.
+        const missing = records.filter((r) => !cache.has(space.key, r.hash)).length;
+        if (missing > 0) return { vectors: head.vectors!.count, chunks: live, added: 0, swapped: false, waiting: missing };
       }
-      let swapped = false;
-      if (!ann) {
-        const other = head.vectors && head.vectors.key !== space.key && head.vectors.count > 0 && head.ann !== null;
-        if (other) {
-          // Never mix, never go dark: the old space serves until the new one is whole.
-          const missing = records.filter((r) => !cache.has(space.key, r.hash)).length;
-          if (missing > 0) return { vectors: head.vectors!.count, chunks: live, added: 0, swapped: false, waiting: missing };
-        }
-        ann = await AnnIndex.create(space.key, space.dimension, live + 16);
-        swapped = true;
+      ann = await AnnIndex.create(space.key, space.dimension, live + 16);
+      swapped = true;
+    }
+    let added = 0;
+    for (const r of records) {
+      if (ann.has(r.id)) continue;
+      const v = cache.get(space.key, r.hash);
+      if (v) {
+        ann.add(r.id, v);
+        added++;
       }
-      let added = 0;
-      for (const r of records) {
-        if (ann.has(r.id)) continue;
-        const v = cache.get(space.key, r.hash);
-        if (v) {
-          ann.add(r.id, v);
-          added++;
-        }
-      }
-      if (added === 0 && !swapped) return { vectors: ann.size, chunks: live, added, swapped };
-      const gen = nextGeneration(head.generation);
-      await ann.save(annMetaFile(root, topic), gen);
-      const next: TopicHead = {
-        ...head,
-        generation: gen,
-        ann: gen,
-        vectors: { key: ann.key, dimension: ann.dimension, complete: ann.size === live, count: ann.size },
-      };
-      await saveHead(root, topic, next);
-      return { vectors: ann.size, chunks: live, added, swapped };
-    },
-    { timeoutMs: opts.lockTimeoutMs ?? 10 * 60_000 },
-  );
+    }
+    if (added === 0 && !swapped) return { vectors: ann.size, chunks: live, added, swapped };
+    const gen = nextGeneration(head.generation);
+    await ann.save(annMetaFile(root, topic), gen);
+    const next: TopicHead = {
+      ...head,
+      generation: gen,
+      ann: gen,
+      vectors: { key: ann.key, dimension: ann.dimension, complete: ann.size === live, count: ann.size },
+    };
+    await saveHead(root, topic, next);
+    return { vectors: ann.size, chunks: live, added, swapped };
+  };
+  return withIndexLock(root, held, { timeoutMs: opts.lockTimeoutMs ?? 10 * 60_000 });
 }
 
 /** What the builder would embed now, in order (notes are handled apart). */
@@ -219,10 +225,10 @@ export async function buildVectors(root: string, opts: BuildOptions): Promise<Bu
   const lockTimeoutMs = opts.lockTimeoutMs;
   let done = 0;
   let total = 0;
-  const progress = (phase: BuildProgress['phase'], topic?: string): void => {
+  const progress = (phase: BuildProgress['phase'], topic?: string, lockHeldMs?: number): void => {
     const secs = (Date.now() - started) / 1000;
     const rate = secs > 0 ? done / secs : 0;
-    opts.onProgress?.({ phase, ...(topic ? { topic } : {}), done, total, rate, eta: rate > 0 ? (total - done) / rate : null });
+    opts.onProgress?.({ phase, ...(topic ? { topic } : {}), done, total, rate, eta: rate > 0 ? (total - done) / rate : null, ...(lockHeldMs !== undefined ? { lockHeldMs } : {}) });
   };
 
   const embed = async (items: Work[], phase: BuildProgress['phase'], onBatch?: () => Promise<void>): Promise<boolean> => {
@@ -274,14 +280,16 @@ export async function buildVectors(root: string, opts: BuildOptions): Promise<Bu
     let interval = applyEvery;
     const applyTouched = async (): Promise<void> => {
       const began = Date.now();
+      let lockHeldMs = 0;
       for (const t of [...touched].sort()) {
         const r = await applyFromCache(root, t, embedder, cache, { lockTimeoutMs });
+        lockHeldMs = Math.max(lockHeldMs, r?.heldMs ?? 0);
         if (r) report.topics[t] = { ...(report.topics[t] ?? { embedded: 0 }), chunks: r.chunks, vectors: r.vectors, ...(r.swapped ? { swapped: true } : {}) };
       }
       touched.clear();
       lastApply = Date.now();
       interval = Math.max(applyEvery, 10 * (lastApply - began));
-      progress('apply');
+      progress('apply', undefined, lockHeldMs);
     };
     const onBatch = async (): Promise<void> => {
       if (Date.now() - lastApply >= interval) await applyTouched();
