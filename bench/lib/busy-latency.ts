@@ -93,7 +93,8 @@ export async function latencyWhileEmbedding(o: BusyOptions): Promise<BenchRecord
   const idle = empty();
   const busy = empty();
   let earlyExit = 0;
-  let logOffset = 0;
+  // No worker ran yet: every apply logged past here is one of ours.
+  const logOffset = sizeOf(join(root, '.tkoma', 'vectors.log'));
   try {
     await server.next((l) => l?.type === 'serving', 300_000);
     const { tryServer } = await distClient();
@@ -112,7 +113,6 @@ export async function latencyWhileEmbedding(o: BusyOptions): Promise<BenchRecord
     };
     await ask(questions[0]!); // the server's preload
     await cold(questions[0]!); // page cache
-    logOffset = sizeOf(join(root, '.tkoma', 'vectors.log'));
     for (let n = 0; n < o.rounds; n++) {
       for (const state of n % 2 === 0 ? (['idle', 'busy'] as const) : (['busy', 'idle'] as const)) {
         const s = state === 'idle' ? idle : busy;
