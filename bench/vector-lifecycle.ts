@@ -3,6 +3,7 @@
  *
  *   npm run bench:vectors -- [--corpora slice,full] [--embedders none,auto,use-lite,bge-int8,bge-fp32]
  *                            [--max-seconds 60] [--max-chunks N] [--rounds 4] [--queries 12] [--smoke]
+ *                            [--no-latency | --latency-only] [--workers before=DIR,after=DIR]
  *
  * 1. Time to searchable and to full vectors, per corpus and embedder. A fresh root records the
  *    embedder (`auto` = use-lite with chunk vectors decided by the model: topic notes only; the
@@ -12,13 +13,14 @@
  *    chunks take hours here, so a capped run reports model start-up + pending ÷ measured rate,
  *    marked `extrapolated`. bge-int8/fp32 are random-weight ONNX models of exactly
  *    bge-small-en-v1.5's shape (bench/lib/bert-onnx.ts) through the transformers provider.
- * 2. Search latency while the background worker embeds vs idle (bench/lib/busy-latency.ts).
+ * 2. Search latency while the background worker embeds vs idle (bench/lib/busy-latency.ts);
+ *    `--workers` compares worker builds (copies of dist/ inside the project) phase by phase.
  *
  * Records go to the throughput and latency tables. Needs `npm run build` (the CLI and the worker
  * run from dist/).
  */
 import { existsSync, mkdirSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 
@@ -27,7 +29,7 @@ import { initRoot } from '../src/lib/store/root.js';
 import { readConfig } from '../src/lib/store/config.js';
 import { buildVectors } from '../src/lib/vectors/builder.js';
 import { setEmbedder } from '../src/lib/vectors/choice.js';
-import { chunkSetting, chunkVectorsFor } from '../src/lib/vectors/space.js';
+import { chunkSetting, chunkVectorsFor, forgetStarted } from '../src/lib/vectors/space.js';
 import { tinyModelAt } from '../test/helpers/tmp.js';
 import { BGE_SMALL, writeBertShapedModel } from './lib/bert-onnx.js';
 import { latencyWhileEmbedding } from './lib/busy-latency.js';
@@ -146,7 +148,9 @@ export async function buildCapped(root: string, setup: EmbedderSetup, caps: { ma
       },
       shouldStop: () => performance.now() - started > caps.maxSeconds * 1000 || done >= caps.maxChunks,
     });
+    // Started models are shared per process: the next row must start its own, not get this closed one.
     await embedder.close();
+    forgetStarted();
     const embedSeconds = (performance.now() - started) / 1000;
     const rate = report.embedded > 0 ? report.embedded / embedSeconds : 0;
     const extrapolated = report.stopped === true;
@@ -163,6 +167,8 @@ export interface LifecycleOptions {
   rounds: number;
   queries: number;
   latency: boolean;
+  /** Worker builds to compare in the latency part (`label=dist-dir`), default the current dist/. */
+  workers?: { label: string; dist: string }[];
   smoke: boolean;
   workDir: string;
 }
@@ -171,7 +177,8 @@ export const SIZES = { slice: 1413, full: 10_970, smoke: 30 } as const;
 
 function commandOf(o: LifecycleOptions): string {
   if (o.smoke) return 'npm run bench:smoke';
-  return `npm run bench:vectors -- --corpora ${o.corpora.join(',')} --embedders ${o.embedders.join(',')} --max-seconds ${o.maxSeconds}`;
+  if (o.embedders.length === 0) return `npm run bench:vectors -- --latency-only --rounds ${o.rounds} --queries ${o.queries}${o.workers ? ` --workers ${o.workers.map((w) => w.label).join(',')}` : ''}`;
+  return `npm run bench:vectors -- --corpora ${o.corpora.join(',')} --embedders ${o.embedders.join(',')} --max-seconds ${o.maxSeconds}${o.latency ? '' : ' --no-latency'}`;
 }
 
 export async function runLifecycle(o: LifecycleOptions): Promise<BenchRecord[]> {
@@ -218,7 +225,18 @@ export async function runLifecycle(o: LifecycleOptions): Promise<BenchRecord[]> 
     const root = join(o.workDir, 'vectors', 'busy-latency', 'kb');
     const made = await createRecorded(root, repo, setup, 'topic-vectors');
     const dataset = `node_modules ${o.smoke ? 'smoke' : 'slice'} (${made.files.toLocaleString('en-US')} files)`;
-    const busy = { rounds: o.rounds, queries: o.queries, command: commandOf(o), root, topic: 'topic-vectors', dataset, embedder: `worker: ${setup.label}`, chunks: made.chunks, env: lifecycleEnv(setup) };
+    const busy = {
+      rounds: o.rounds,
+      queries: o.queries,
+      command: commandOf(o),
+      root,
+      topic: 'topic-vectors',
+      dataset,
+      embedder: `worker: ${setup.label}`,
+      chunks: made.chunks,
+      env: lifecycleEnv(setup),
+      ...(o.workers ? { workers: o.workers } : {}),
+    };
     records.push(...(await latencyWhileEmbedding(busy)));
   }
   return records;
@@ -235,6 +253,7 @@ async function main(): Promise<void> {
       queries: { type: 'string' },
       'no-latency': { type: 'boolean', default: false },
       'latency-only': { type: 'boolean', default: false },
+      workers: { type: 'string' },
       smoke: { type: 'boolean', default: false },
       'work-dir': { type: 'string' },
       'out-dir': { type: 'string' },
@@ -253,6 +272,15 @@ async function main(): Promise<void> {
     rounds: Number(values.rounds ?? (smoke ? 1 : 4)),
     queries: Number(values.queries ?? (smoke ? 2 : 12)),
     latency: !values['no-latency'],
+    ...(values.workers
+      ? {
+          workers: values.workers.split(',').map((w) => {
+            const [label, dir] = w.split('=');
+            if (!label || !dir) throw new Error(`--workers takes label=dist-dir,… (got ${w})`);
+            return { label, dist: resolve(dir) };
+          }),
+        }
+      : {}),
     smoke,
     workDir: values['work-dir'] ?? (smoke ? join(WORK_DIR, 'smoke') : WORK_DIR),
   };

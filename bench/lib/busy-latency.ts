@@ -26,17 +26,18 @@ const APPLY = /apply: index lock held (\d+) ms/g;
 interface Worker {
   child: ChildProcess;
   exited: Promise<void>;
+  logFrom: number;
 }
 
 /** The worker as requestVectors starts it, its output appended to .tkoma/vectors.log. */
-function startWorker(root: string, env: Record<string, string>): Worker {
+function startWorker(root: string, env: Record<string, string>, distDir: string): Worker {
   const log = openSync(join(root, '.tkoma', 'vectors.log'), 'a');
   try {
-    const child = spawn(process.execPath, [join(PROJECT, 'dist', 'lib', 'vectors', 'worker.js'), root], {
+    const child = spawn(process.execPath, [join(distDir, 'lib', 'vectors', 'worker.js'), root], {
       env: { ...process.env, ...env, TKOMA_REF_ROOT: root },
       stdio: ['ignore', log, log],
     });
-    return { child, exited: new Promise((r) => child.once('exit', () => r())) };
+    return { child, exited: new Promise((r) => child.once('exit', () => r())), logFrom: sizeOf(join(root, '.tkoma', 'vectors.log')) };
   } finally {
     closeSync(log);
   }
@@ -84,17 +85,23 @@ export interface BusyOptions {
   chunks: number;
   /** Environment of the CLI, the server and the worker. */
   env: Record<string, string>;
+  /**
+   * Builds of the worker to compare (a copy of an older dist/ inside the project, so it finds
+   * node_modules): each gets its own busy phase in every round, in rotating order.
+   */
+  workers?: { label: string; dist: string }[];
 }
 
 export async function latencyWhileEmbedding(o: BusyOptions): Promise<BenchRecord[]> {
   const { root, env, topic: TOPIC } = o;
   const questions = loadQuestions(o.queries);
   const server = spawnCli(['serve', '--json', '--root', root], env);
+  const workers = o.workers ?? [{ label: '', dist: join(PROJECT, 'dist') }];
   const idle = empty();
-  const busy = empty();
+  const busy = workers.map(() => empty());
+  /** Each worker's stretches of the log (its apply lines). */
+  const spans: [number, number][][] = workers.map(() => []);
   let earlyExit = 0;
-  // No worker ran yet: every apply logged past here is one of ours.
-  const logOffset = sizeOf(join(root, '.tkoma', 'vectors.log'));
   try {
     await server.next((l) => l?.type === 'serving', 300_000);
     const { tryServer } = await distClient();
@@ -113,13 +120,15 @@ export async function latencyWhileEmbedding(o: BusyOptions): Promise<BenchRecord
     };
     await ask(questions[0]!); // the server's preload
     await cold(questions[0]!); // page cache
+    // -1 = idle, else the worker's index; the order rotates so each state takes every slot.
+    const states = [-1, ...workers.keys()];
     for (let n = 0; n < o.rounds; n++) {
-      for (const state of n % 2 === 0 ? (['idle', 'busy'] as const) : (['busy', 'idle'] as const)) {
-        const s = state === 'idle' ? idle : busy;
+      for (const state of [...states.slice(n % states.length), ...states.slice(0, n % states.length)]) {
+        const s = state < 0 ? idle : busy[state]!;
         let w: Worker | null = null;
-        if (state === 'busy') {
+        if (state >= 0) {
           const offset = sizeOf(join(root, '.tkoma', 'vectors.log'));
-          w = startWorker(root, env);
+          w = startWorker(root, env, workers[state]!.dist);
           if (!(await embeddingStarted(root, offset, w))) earlyExit++;
         }
         const c: number[] = [];
@@ -130,6 +139,7 @@ export async function latencyWhileEmbedding(o: BusyOptions): Promise<BenchRecord
           if (w.child.exitCode !== null) earlyExit++;
           w.child.kill('SIGKILL');
           await w.exited;
+          spans[state]!.push([w.logFrom, sizeOf(join(root, '.tkoma', 'vectors.log'))]);
         }
         s.cold.push(...c);
         s.warm.push(...h);
@@ -141,28 +151,32 @@ export async function latencyWhileEmbedding(o: BusyOptions): Promise<BenchRecord
   } finally {
     await server.stop();
   }
-  const holds = [...readFileSync(join(root, '.tkoma', 'vectors.log'), 'utf8').slice(logOffset).matchAll(APPLY)].map((m) => Number(m[1]));
+  const log = readFileSync(join(root, '.tkoma', 'vectors.log'), 'utf8');
+  const holdsOf = (k: number): Record<string, number> => {
+    const holds = spans[k]!.flatMap(([a, b]) => [...log.slice(a, b).matchAll(APPLY)].map((m) => Number(m[1])));
+    return { applies: holds.length, lock_held_p50_ms: round(percentile(holds, 50), 0), lock_held_max_ms: holds.length ? Math.max(...holds) : 0 };
+  };
   const out: BenchRecord[] = [];
   for (const path of ['cold', 'warm'] as const) {
     const i = idle[path];
-    const b = busy[path];
     const pathLabel = path === 'cold' ? 'cold (search --no-server, lexical)' : 'warm (serve, socket, lexical)';
     const base = { bench: 'latency' as const, dataset: o.dataset, embedder: o.embedder, chunks: o.chunks, ...stamp(o.command) };
     const rounds = (s: Samples): string => `p50 per phase ${(path === 'cold' ? s.coldRounds : s.warmRounds).join(' · ')} ms; load ${s.loads.join(' · ')}`;
     out.push({ ...base, mode: `${pathLabel}, idle`, queries: i.length, p50_ms: round(percentile(i, 50)), p95_ms: round(percentile(i, 95)), note: rounds(idle) });
-    out.push({
-      ...base,
-      mode: `${pathLabel}, while embedding`,
-      queries: b.length,
-      p50_ms: round(percentile(b, 50)),
-      p95_ms: round(percentile(b, 95)),
-      p50_vs_idle: round(percentile(b, 50) / percentile(i, 50), 2),
-      p95_vs_idle: round(percentile(b, 95) / percentile(i, 95), 2),
-      applies: holds.length,
-      lock_held_p50_ms: round(percentile(holds, 50), 0),
-      lock_held_max_ms: holds.length ? Math.max(...holds) : 0,
-      note: `${rounds(busy)}${earlyExit ? `; the worker finished early ${earlyExit}×: not busy the whole phase` : ''}`,
-    });
+    for (const [k, w] of workers.entries()) {
+      const b = busy[k]![path];
+      out.push({
+        ...base,
+        mode: `${pathLabel}, while embedding${w.label ? ` (${w.label})` : ''}`,
+        queries: b.length,
+        p50_ms: round(percentile(b, 50)),
+        p95_ms: round(percentile(b, 95)),
+        p50_vs_idle: round(percentile(b, 50) / percentile(i, 50), 2),
+        p95_vs_idle: round(percentile(b, 95) / percentile(i, 95), 2),
+        ...holdsOf(k),
+        note: `${rounds(busy[k]!)}${earlyExit ? `; a worker finished early ${earlyExit}×: not busy the whole phase` : ''}`,
+      });
+    }
   }
   return out;
 }
