@@ -3,7 +3,8 @@
  *
  *   npm run bench:vectors -- [--corpora slice,full] [--embedders none,auto,use-lite,bge-int8,bge-fp32]
  *                            [--max-seconds 60] [--max-chunks N] [--rounds 4] [--queries 12] [--smoke]
- *                            [--no-latency | --latency-only] [--workers before=DIR,after=DIR]
+ *                            [--no-latency | --latency-only] [--workers before=DIR,after=DIR[@NAME=value]]
+ *                            [--latency-embedder use-lite|bge-int8|…]
  *
  * 1. Time to searchable and to full vectors, per corpus and embedder. A fresh root records the
  *    embedder (`auto` = use-lite with chunk vectors decided by the model: topic notes only; the
@@ -20,7 +21,7 @@
  * run from dist/).
  */
 import { existsSync, mkdirSync, rmSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { join, relative, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 
@@ -38,7 +39,7 @@ import { nodeModulesRepo, type Repo } from './lib/corpus.js';
 import { isMain } from './lib/main.js';
 import type { BenchRecord } from './lib/records.js';
 import { printTable, round } from './lib/stats.js';
-import { outputsFor, saveRecords, stamp, WORK_DIR } from './lib/store.js';
+import { outputsFor, PROJECT, saveRecords, stamp, WORK_DIR } from './lib/store.js';
 
 export const EMBEDDERS = ['none', 'auto', 'use-lite', 'bge-int8', 'bge-fp32', 'tiny'] as const;
 export type EmbedderName = (typeof EMBEDDERS)[number];
@@ -168,22 +169,33 @@ export interface LifecycleOptions {
   queries: number;
   latency: boolean;
   /** Worker builds to compare in the latency part (`label=dist-dir`), default the current dist/. */
-  workers?: { label: string; dist: string }[];
+  workers?: { label: string; dist: string; env?: Record<string, string> }[];
+  /** The worker's embedder in the latency part (default use-lite with chunk vectors on). */
+  latencyEmbedder?: EmbedderName;
   smoke: boolean;
   workDir: string;
+  /** Hears each record as soon as it is measured (the full run takes long: keep what is done). */
+  onRecord?: (r: BenchRecord) => void;
 }
 
 export const SIZES = { slice: 1413, full: 10_970, smoke: 30 } as const;
 
 function commandOf(o: LifecycleOptions): string {
   if (o.smoke) return 'npm run bench:smoke';
-  if (o.embedders.length === 0) return `npm run bench:vectors -- --latency-only --rounds ${o.rounds} --queries ${o.queries}${o.workers ? ` --workers ${o.workers.map((w) => w.label).join(',')}` : ''}`;
+  if (o.embedders.length === 0) {
+    const workers = o.workers ? ` --workers ${o.workers.map((w) => `${w.label}=${relative(PROJECT, w.dist)}${w.env ? `@${Object.entries(w.env)[0]!.join('=')}` : ''}`).join(',')}` : '';
+    return `npm run bench:vectors -- --latency-only --rounds ${o.rounds} --queries ${o.queries}${o.latencyEmbedder ? ` --latency-embedder ${o.latencyEmbedder}` : ''}${workers}`;
+  }
   return `npm run bench:vectors -- --corpora ${o.corpora.join(',')} --embedders ${o.embedders.join(',')} --max-seconds ${o.maxSeconds}${o.latency ? '' : ' --no-latency'}`;
 }
 
 export async function runLifecycle(o: LifecycleOptions): Promise<BenchRecord[]> {
   checkBuilt();
   const records: BenchRecord[] = [];
+  const keep = (...rs: BenchRecord[]): void => {
+    records.push(...rs);
+    for (const r of rs) o.onRecord?.(r);
+  };
   const corpora = o.smoke ? (['smoke'] as const) : o.corpora;
   for (const corpus of corpora) {
     const repo = await nodeModulesRepo(o.workDir, SIZES[corpus]);
@@ -194,11 +206,11 @@ export async function runLifecycle(o: LifecycleOptions): Promise<BenchRecord[]> 
       const made = await createRecorded(root, repo, setup, 'topic-vectors');
       process.stderr.write(`[vectors] ${dataset} ${setup.label}: searchable in ${made.seconds.toFixed(1)} s (${made.chunks} chunks)\n`);
       const base = { bench: 'throughput' as const, dataset, embedder: setup.label, ...stamp(commandOf(o)) };
-      records.push({ ...base, mode: 'searchable (topic create)', files: made.files, chunks: made.chunks, seconds: round(made.seconds, 1), ...(o.smoke ? { note: 'smoke' } : {}) });
+      keep({ ...base, mode: 'searchable (topic create)', files: made.files, chunks: made.chunks, seconds: round(made.seconds, 1), ...(o.smoke ? { note: 'smoke' } : {}) });
       if (setup.provider === 'none') continue;
       const full = await buildCapped(root, setup, { maxSeconds: o.maxSeconds, maxChunks: o.maxChunks });
       process.stderr.write(`[vectors]   ${full.embedded}/${full.pending} embedded in ${full.embedSeconds.toFixed(1)} s (+${full.loadSeconds.toFixed(1)} s start-up)\n`);
-      records.push({
+      keep({
         ...base,
         mode: 'full vectors (after searchable)',
         files: made.files,
@@ -220,7 +232,7 @@ export async function runLifecycle(o: LifecycleOptions): Promise<BenchRecord[]> 
   }
   if (o.latency) {
     // use-lite with chunk vectors on: thousands of chunks pending, so the worker embeds all along.
-    const setup = setupFor(o.smoke ? 'tiny' : 'use-lite', o.workDir);
+    const setup = setupFor(o.smoke ? 'tiny' : (o.latencyEmbedder ?? 'use-lite'), o.workDir);
     const repo = await nodeModulesRepo(o.workDir, o.smoke ? SIZES.smoke : SIZES.slice);
     const root = join(o.workDir, 'vectors', 'busy-latency', 'kb');
     const made = await createRecorded(root, repo, setup, 'topic-vectors');
@@ -237,7 +249,7 @@ export async function runLifecycle(o: LifecycleOptions): Promise<BenchRecord[]> 
       env: lifecycleEnv(setup),
       ...(o.workers ? { workers: o.workers } : {}),
     };
-    records.push(...(await latencyWhileEmbedding(busy)));
+    keep(...(await latencyWhileEmbedding(busy)));
   }
   return records;
 }
@@ -254,6 +266,7 @@ async function main(): Promise<void> {
       'no-latency': { type: 'boolean', default: false },
       'latency-only': { type: 'boolean', default: false },
       workers: { type: 'string' },
+      'latency-embedder': { type: 'string' },
       smoke: { type: 'boolean', default: false },
       'work-dir': { type: 'string' },
       'out-dir': { type: 'string' },
@@ -267,6 +280,7 @@ async function main(): Promise<void> {
   const opts: LifecycleOptions = {
     corpora,
     embedders,
+    ...(values['latency-embedder'] ? { latencyEmbedder: values['latency-embedder'] as EmbedderName } : {}),
     maxSeconds: Number(values['max-seconds'] ?? (smoke ? 10 : 60)),
     maxChunks: Number(values['max-chunks'] ?? Number.POSITIVE_INFINITY),
     rounds: Number(values.rounds ?? (smoke ? 1 : 4)),
@@ -275,9 +289,10 @@ async function main(): Promise<void> {
     ...(values.workers
       ? {
           workers: values.workers.split(',').map((w) => {
-            const [label, dir] = w.split('=');
-            if (!label || !dir) throw new Error(`--workers takes label=dist-dir,… (got ${w})`);
-            return { label, dist: resolve(dir) };
+            // label=dist-dir[@NAME=value]: a worker build and an environment variable of its own.
+            const m = /^([^=]+)=([^@]+)(?:@([A-Z_]+)=(.*))?$/.exec(w);
+            if (!m) throw new Error(`--workers takes label=dist-dir[@NAME=value],… (got ${w})`);
+            return { label: m[1]!, dist: resolve(m[2]!), ...(m[3] ? { env: { [m[3]]: m[4]! } } : {}) };
           }),
         }
       : {}),
@@ -285,12 +300,12 @@ async function main(): Promise<void> {
     workDir: values['work-dir'] ?? (smoke ? join(WORK_DIR, 'smoke') : WORK_DIR),
   };
   const t0 = performance.now();
-  const records = await runLifecycle(opts);
+  const out = outputsFor(smoke, values['out-dir']);
+  const records = await runLifecycle({ ...opts, onRecord: (r) => saveRecords([r], out) });
   printTable(
     ['corpus', 'embedder', 'measure', 'chunks', 'seconds', 'p50 ms', 'p95 ms', 'note'],
     records.map((r) => [r.dataset, r.embedder, r.mode, String(r.chunks ?? ''), String(r.seconds ?? ''), String(r.p50_ms ?? ''), String(r.p95_ms ?? ''), r.note ?? '']),
   );
-  saveRecords(records, outputsFor(smoke, values['out-dir']));
   console.log(`vectors: ${records.length} records in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
 }
 

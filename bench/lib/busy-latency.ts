@@ -89,7 +89,7 @@ export interface BusyOptions {
    * Builds of the worker to compare (a copy of an older dist/ inside the project, so it finds
    * node_modules): each gets its own busy phase in every round, in rotating order.
    */
-  workers?: { label: string; dist: string }[];
+  workers?: { label: string; dist: string; env?: Record<string, string> }[];
 }
 
 export async function latencyWhileEmbedding(o: BusyOptions): Promise<BenchRecord[]> {
@@ -128,7 +128,7 @@ export async function latencyWhileEmbedding(o: BusyOptions): Promise<BenchRecord
         let w: Worker | null = null;
         if (state >= 0) {
           const offset = sizeOf(join(root, '.tkoma', 'vectors.log'));
-          w = startWorker(root, env, workers[state]!.dist);
+          w = startWorker(root, { ...env, ...workers[state]!.env }, workers[state]!.dist);
           if (!(await embeddingStarted(root, offset, w))) earlyExit++;
         }
         const c: number[] = [];
