@@ -4,7 +4,7 @@
  *   npm run bench:vectors -- [--corpora slice,full] [--embedders none,auto,use-lite,bge-int8,bge-fp32]
  *                            [--max-seconds 60] [--max-chunks N] [--rounds 4] [--queries 12] [--smoke]
  *                            [--no-latency | --latency-only] [--workers before=DIR,after=DIR[@NAME=value]]
- *                            [--latency-embedder use-lite|bge-int8|…]
+ *                            [--latency-embedder use-lite|bge-int8|…] [--phase-seconds 30]
  *
  * 1. Time to searchable and to full vectors, per corpus and embedder. A fresh root records the
  *    embedder (`auto` = use-lite with chunk vectors decided by the model: topic notes only; the
@@ -129,12 +129,16 @@ export interface FullVectors {
   chunkVectors: boolean;
 }
 
+const MIN_MEASURED = 33;
+
 /** Builds the pending vectors in this process (the worker's builder, without nice) up to the caps. */
 export async function buildCapped(root: string, setup: EmbedderSetup, caps: { maxSeconds: number; maxChunks: number }): Promise<FullVectors> {
   return withEnv(lifecycleEnv(setup), async () => {
     const t0 = performance.now();
     const { embedder, reason } = await resolveEmbedder(root);
     if (!embedder) throw new Error(`${setup.label} did not start: ${reason ?? '?'}`);
+    // Some models load lazily on their first text: that belongs to start-up, not to the rate.
+    await embedder.embedDocuments(['warm-up']);
     const loadSeconds = (performance.now() - t0) / 1000;
     const chunkVectors = chunkVectorsFor(chunkSetting(await readConfig(root)), embedder.key);
     let pending = 0;
@@ -147,7 +151,8 @@ export async function buildCapped(root: string, setup: EmbedderSetup, caps: { ma
         pending = Math.max(pending, p.total);
         done = p.done;
       },
-      shouldStop: () => performance.now() - started > caps.maxSeconds * 1000 || done >= caps.maxChunks,
+      // A rate needs a few batches whatever the caps say.
+      shouldStop: () => done >= MIN_MEASURED && (performance.now() - started > caps.maxSeconds * 1000 || done >= caps.maxChunks),
     });
     // Started models are shared per process: the next row must start its own, not get this closed one.
     await embedder.close();
@@ -170,6 +175,8 @@ export interface LifecycleOptions {
   latency: boolean;
   /** Worker builds to compare in the latency part (`label=dist-dir`), default the current dist/. */
   workers?: { label: string; dist: string; env?: Record<string, string> }[];
+  /** Seconds each latency phase lasts at least (default one pass over the questions). */
+  phaseSeconds?: number;
   /** The worker's embedder in the latency part (default use-lite with chunk vectors on). */
   latencyEmbedder?: EmbedderName;
   smoke: boolean;
@@ -184,7 +191,7 @@ function commandOf(o: LifecycleOptions): string {
   if (o.smoke) return 'npm run bench:smoke';
   if (o.embedders.length === 0) {
     const workers = o.workers ? ` --workers ${o.workers.map((w) => `${w.label}=${relative(PROJECT, w.dist)}${w.env ? `@${Object.entries(w.env)[0]!.join('=')}` : ''}`).join(',')}` : '';
-    return `npm run bench:vectors -- --latency-only --rounds ${o.rounds} --queries ${o.queries}${o.latencyEmbedder ? ` --latency-embedder ${o.latencyEmbedder}` : ''}${workers}`;
+    return `npm run bench:vectors -- --latency-only --rounds ${o.rounds} --queries ${o.queries}${o.phaseSeconds ? ` --phase-seconds ${o.phaseSeconds}` : ''}${o.latencyEmbedder ? ` --latency-embedder ${o.latencyEmbedder}` : ''}${workers}`;
   }
   return `npm run bench:vectors -- --corpora ${o.corpora.join(',')} --embedders ${o.embedders.join(',')} --max-seconds ${o.maxSeconds}${o.latency ? '' : ' --no-latency'}`;
 }
@@ -248,6 +255,7 @@ export async function runLifecycle(o: LifecycleOptions): Promise<BenchRecord[]> 
       chunks: made.chunks,
       env: lifecycleEnv(setup),
       ...(o.workers ? { workers: o.workers } : {}),
+      ...(o.phaseSeconds ? { phaseSeconds: o.phaseSeconds } : {}),
     };
     keep(...(await latencyWhileEmbedding(busy)));
   }
@@ -267,6 +275,7 @@ async function main(): Promise<void> {
       'latency-only': { type: 'boolean', default: false },
       workers: { type: 'string' },
       'latency-embedder': { type: 'string' },
+      'phase-seconds': { type: 'string' },
       smoke: { type: 'boolean', default: false },
       'work-dir': { type: 'string' },
       'out-dir': { type: 'string' },
@@ -280,6 +289,7 @@ async function main(): Promise<void> {
   const opts: LifecycleOptions = {
     corpora,
     embedders,
+    ...(values['phase-seconds'] ? { phaseSeconds: Number(values['phase-seconds']) } : {}),
     ...(values['latency-embedder'] ? { latencyEmbedder: values['latency-embedder'] as EmbedderName } : {}),
     maxSeconds: Number(values['max-seconds'] ?? (smoke ? 10 : 60)),
     maxChunks: Number(values['max-chunks'] ?? Number.POSITIVE_INFINITY),

@@ -4,7 +4,9 @@
  * both. Busy = the real worker (dist/lib/vectors/worker.js, nice 19, as create/refresh start it)
  * building use-lite chunk vectors, timed only once its log shows it embedding; between busy
  * phases it is SIGKILLed, and the next one resumes from the embedding cache. Two paths: cold (a
- * whole `search --no-server` process) and warm (one request over a running `serve`'s socket).
+ * whole `search --no-server` process) and warm (one request over a running `serve`'s socket),
+ * interleaved; a phase repeats the questions for `phaseSeconds`, long enough to span the worker's
+ * periodic applies (each one makes readers reload the topic).
  * The worker's log gives how long each apply held the index lock.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
@@ -83,6 +85,8 @@ export interface BusyOptions {
   dataset: string;
   embedder: string;
   chunks: number;
+  /** Each phase repeats the questions until it has lasted this long (0: one pass). */
+  phaseSeconds?: number;
   /** Environment of the CLI, the server and the worker. */
   env: Record<string, string>;
   /**
@@ -133,8 +137,14 @@ export async function latencyWhileEmbedding(o: BusyOptions): Promise<BenchRecord
         }
         const c: number[] = [];
         const h: number[] = [];
-        for (const q of questions) c.push(await cold(q));
-        for (const q of questions) h.push(await ask(q));
+        // At least one pass; then more until the phase has lasted long enough to hold applies.
+        const until = performance.now() + (o.phaseSeconds ?? 0) * 1000;
+        do {
+          for (const q of questions) {
+            c.push(await cold(q));
+            h.push(await ask(q));
+          }
+        } while (performance.now() < until);
         if (w) {
           if (w.child.exitCode !== null) earlyExit++;
           w.child.kill('SIGKILL');
