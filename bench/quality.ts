@@ -1,7 +1,7 @@
 /**
  * Retrieval quality through the real path:
  *
- *   npm run bench:quality -- [--dataset scifact|cosqa|all] [--embedder none,use-lite] [--mode lexical,vector,hybrid] [--smoke]
+ *   npm run bench:quality -- [--dataset scifact|cosqa|all] [--embedder none,use-lite,auto] [--mode lexical,vector,hybrid] [--smoke]
  *
  * Each document becomes one file (`<id>.md` = `# title\n\ntext` for SciFact, `<id>.py` for CoSQA)
  * in a git repository; a knowledge root gets a topic created from it with `createTopic` (as
@@ -87,6 +87,9 @@ export async function runQuality(opts: QualityOptions): Promise<BenchRecord[]> {
       data.corpus.map((d) => documentFile(set, d)),
     );
     for (const embedder of opts.embedders) {
+      // `auto`: what a new root gives by default: use-lite recorded, chunk vectors as the model
+      // decides (none for use-lite: topic notes only), searched in the default mode.
+      const isAuto = embedder === 'auto';
       const root = join(base, `kb-${embedder}`);
       const topicId = `topic-${set}`;
       const progress = stderrProgress(`quality ${tag} ${embedder}`, opts.quiet);
@@ -96,7 +99,8 @@ export async function runQuality(opts: QualityOptions): Promise<BenchRecord[]> {
       let created: { create_s?: number; chunks: number; date?: string };
       if (!topicReady(root, topicId)) {
         const t = performance.now();
-        const res = await freshRootWithTopic(root, { topicId, title: `${set} benchmark corpus`, url: repo.url, embedderFlag: embedder }, progress);
+        const spec = { topicId, title: `${set} benchmark corpus`, url: repo.url, embedderFlag: isAuto ? 'use-lite' : embedder, ...(isAuto ? { chunks: 'auto' as const } : {}) };
+        const res = await freshRootWithTopic(root, spec, progress);
         created = { create_s: round((performance.now() - t) / 1000), chunks: res.chunk_count, date: new Date().toISOString() };
         writeFileSync(createdFile, JSON.stringify(created));
       } else if (existsSync(createdFile)) {
@@ -104,7 +108,7 @@ export async function runQuality(opts: QualityOptions): Promise<BenchRecord[]> {
       } else {
         created = { chunks: await chunkCount(root, topicId) };
       }
-      const modes = embedder === 'none' ? (['lexical'] as const) : (opts.modes ?? (['lexical', 'vector', 'hybrid'] as const));
+      const modes = embedder === 'none' ? (['lexical'] as const) : isAuto ? (['hybrid'] as const) : (opts.modes ?? (['lexical', 'vector', 'hybrid'] as const));
       for (const mode of modes) {
         if (embedder === 'none' && mode !== 'lexical') continue;
         const run: Run = new Map();
@@ -112,7 +116,7 @@ export async function runQuality(opts: QualityOptions): Promise<BenchRecord[]> {
         let vectorNote: string | undefined;
         for (const q of data.queries) {
           const t = performance.now();
-          const res = await searchReferences(root, { question: q.text, topic: topicId, limit, mode, embedderFlag: embedder });
+          const res = await searchReferences(root, { question: q.text, topic: topicId, limit, ...(isAuto ? {} : { mode, embedderFlag: embedder }) });
           times.push(performance.now() - t);
           if (mode !== 'lexical' && !res.vector_search.available) vectorNote = res.vector_search.reason;
           const ids: string[] = [];
@@ -127,7 +131,7 @@ export async function runQuality(opts: QualityOptions): Promise<BenchRecord[]> {
           bench: 'quality',
           dataset: set,
           mode,
-          embedder,
+          embedder: isAuto ? 'auto (use-lite, notes only)' : embedder,
           ndcg10: round(ev.ndcg10, 4),
           recall10: round(ev.recall10, 4),
           mrr10: round(ev.mrr10, 4),

@@ -50,6 +50,8 @@ export interface TopicSpec {
   title: string;
   url: string;
   embedderFlag: string;
+  /** Chunk vectors: on (default: the bench measures them) or as the model decides (`auto`). */
+  chunks?: 'on' | 'auto';
 }
 
 /**
@@ -75,7 +77,7 @@ export async function freshRootWithTopic(root: string, spec: TopicSpec, progress
   process.env.TKOMA_REF_VECTOR_WORKER = 'off';
   if (embed) {
     const { setEmbedder } = await import('../../src/lib/vectors/choice.js');
-    await setEmbedder(root, { provider: spec.embedderFlag, chunks: 'on' }, { startWorker: false });
+    await setEmbedder(root, { provider: spec.embedderFlag, chunks: spec.chunks ?? 'on' }, { startWorker: false });
   }
   const req = validateCreateRequest({ topic_id: spec.topicId, title: spec.title, sources: [{ type: 'git', url: spec.url }] });
   const res = await createTopic(root, req, { yes: true, author: { ghost: 'tkoma-bench' }, embedderFlag: embed ? undefined : 'none', progress });
@@ -84,9 +86,10 @@ export async function freshRootWithTopic(root: string, spec: TopicSpec, progress
   if (embed) {
     const { resolveEmbedder } = await import('../../src/lib/embedding/root-embedder.js');
     const { buildVectors } = await import('../../src/lib/vectors/builder.js');
+    const { chunkVectorsFor } = await import('../../src/lib/vectors/space.js');
     const { embedder } = await resolveEmbedder(root);
     if (!embedder) throw new Error(`embedder ${spec.embedderFlag} is not available`);
-    await buildVectors(root, { embedder, chunks: true });
+    await buildVectors(root, { embedder, chunks: chunkVectorsFor(spec.chunks ?? 'on', embedder.key) });
   }
   return res;
 }

@@ -203,6 +203,8 @@ export async function runVectorWorker(root: string, opts: { log?: (line: string)
         chunks,
         batchSize: opts.batchSize,
         onProgress: (p) => {
+          // Every apply: how long readers and writers could have waited behind it.
+          if (p.phase === 'apply') return log(`apply: index lock held ${p.lockHeldMs ?? 0} ms`);
           if (Date.now() - last < 5000) return;
           last = Date.now();
           log(`${p.phase} ${p.done}/${p.total} ${p.rate.toFixed(1)}/s`);
