@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 
 import type { Embedder } from '../../src/lib/embedding/types.js';
-import { forgetTopicIndex, indexDir, indexStatus, loadHead, rebuildIndex, removeTopicIndex, syncIndex, topicIndexDir } from '../../src/lib/index/service.js';
+import { forgetTopicIndex, indexDir, indexStatus, liveChunkCount, loadHead, loadTopicIndex, rebuildIndex, removeTopicIndex, syncIndex, topicIndexDir } from '../../src/lib/index/service.js';
 import { searchReferences } from '../../src/lib/search/search.js';
 import { type EmbedServer, makeTmpRoot, SAMPLE_FILES, startBowEmbedder, writeTopic } from '../helpers/index-topics.js';
 
@@ -99,6 +99,11 @@ describe('syncIndex', () => {
     expect(report.topics['topic-widgetry']).toMatchObject({ added: 0, changed: 0, removed: 0 });
     const status = await indexStatus(root);
     expect(status.pending).toEqual({ changed: 0, added: 0, removed: 0 });
+    // Search's coverage counts a loaded index's chunk map instead of walking the file table.
+    const head = (await loadHead(root, 'topic-widgetry'))!;
+    const loaded = (await loadTopicIndex(root, 'topic-widgetry', head))!;
+    expect(liveChunkCount(head)).toBeGreaterThan(0);
+    expect(loaded.index.chunks.size).toBe(liveChunkCount(head));
   });
 
   it('counts pending changes in index status by content hash', async () => {

@@ -206,7 +206,6 @@ export async function searchReferences(root: string, req: ReferenceSearchRequest
   if (answering) vector_search.embedder = answering.embedder.key;
   else vector_search.reason = reason ?? 'no vectors in this index yet: lexical search only';
   if (!spaces.off) {
-    const { liveChunkCount } = await import('../index/service.js');
     const { vectorTarget } = await import('../vectors/status.js');
     const { pendingOf } = await import('../vectors/builder.js');
     const { vectorBuilder } = await import('../vectors/background.js');
@@ -215,9 +214,11 @@ export async function searchReferences(root: string, req: ReferenceSearchRequest
     let covered = 0;
     let pending = 0;
     for (const x of indexes) {
-      total += liveChunkCount(x.index.head);
+      // The loaded index's chunk map holds exactly the head's live chunks.
+      const live = x.index.chunks.size;
+      total += live;
       if (chunkQuery && x.index.ann?.key === chunkQuery.embedder.key) covered += x.index.ann.size;
-      pending += pendingOf(x.index.head, target.key, target.chunks && !target.off).pending;
+      pending += pendingOf(x.index.head, target.key, target.chunks && !target.off, live).pending;
     }
     vector_search.coverage = total > 0 ? Math.round((covered / total) * 1000) / 1000 : 1;
     vector_search.pending = pending;

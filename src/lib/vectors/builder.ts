@@ -338,9 +338,12 @@ export interface TopicPending {
   serving: string | null;
 }
 
-/** From the head alone (cheap): what a topic still needs in space `key` (null: any space counts). */
-export function pendingOf(head: TopicHead | null, key: string | null, chunks: boolean): TopicPending {
-  const live = head ? liveChunkCount(head) : 0;
+/**
+ * From the head alone: what a topic still needs in space `key` (null: any space counts). `live`
+ * is the head's live chunk count when the caller has it already (a loaded index's chunk map):
+ * counting walks every file entry, which a warm search should not pay for on each answer.
+ */
+export function pendingOf(head: TopicHead | null, key: string | null, chunks: boolean, live = head ? liveChunkCount(head) : 0): TopicPending {
   const serving = head?.vectors?.key ?? null;
   const inTarget = head?.vectors && (key === null || head.vectors.key === key) ? head.vectors.count : 0;
   return { chunks: live, vectors: head?.vectors?.count ?? 0, pending: chunks ? Math.max(0, live - inTarget) : 0, serving };
