@@ -9,7 +9,8 @@ import { join } from 'node:path';
 
 import { untrustedFor } from '../safety/warnings.js';
 import { fileStatusOf, staleness } from '../store/model.js';
-import { type FileRecord, MANIFEST_FILE, readManifest } from '../store/topic-files.js';
+import { ManifestLookup } from '../store/manifest-lookup.js';
+import { MANIFEST_FILE } from '../store/topic-files.js';
 import { type ChunkSpan, type HitContext, type LineRange, sectionRange, widenByLines } from './context.js';
 import { ChunkCache } from './chunk-cache.js';
 import { DuplicateIndex } from './duplicates.js';
@@ -20,10 +21,10 @@ import type { ReferenceHit } from './search.js';
 import { makeSnippet, queryTerms } from './snippet.js';
 
 // Repeat queries (serve) re-read a topic's manifest (one JSON line per file) only when it moved.
-const manifests = new FileMemo<Map<string, FileRecord>>();
+const manifests = new FileMemo<ManifestLookup>();
 
-function manifestOf(dir: string): Promise<Map<string, FileRecord>> {
-  return manifests.get(join(dir, MANIFEST_FILE), async () => new Map((await readManifest(dir)).map((r) => [r.path, r])));
+function manifestOf(dir: string): Promise<ManifestLookup> {
+  return manifests.get(join(dir, MANIFEST_FILE), () => ManifestLookup.read(dir));
 }
 
 interface Kept {

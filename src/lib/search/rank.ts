@@ -6,7 +6,8 @@ import type { Embedder } from '../embedding/types.js';
 import { TkomaError } from '../errors.js';
 import type { StoredChunk, TopicIndex } from '../index/service.js';
 import { fileStatusOf } from '../store/model.js';
-import type { FileRecord, LoadedTopic } from '../store/topic-files.js';
+import type { ManifestLookup } from '../store/manifest-lookup.js';
+import type { LoadedTopic } from '../store/topic-files.js';
 import { type FusedHit, type FusionCandidate, type FusionOptions, fuse, type RankedItem, vectorWeightFor } from './fusion.js';
 import type { SearchMode } from './search.js';
 import { translatedPaths } from './translations.js';
@@ -17,7 +18,7 @@ export interface Opened {
   root: string;
   topic: LoadedTopic;
   index: TopicIndex;
-  manifest?: Map<string, FileRecord>;
+  manifest?: ManifestLookup;
 }
 
 /** Syncs the topics (cheap when nothing changed) and loads their indexes, repairing damage. */

@@ -216,16 +216,23 @@ export async function readManifest(dir: string): Promise<FileRecord[]> {
   }
   const out: FileRecord[] = [];
   for (const line of text.split('\n')) {
-    if (!line.trim()) continue;
-    try {
-      const rec = JSON.parse(line) as FileRecord;
-      // Paths here drive deletes and copies on refresh: one that could leave the folder is dropped.
-      if (rec && typeof rec === 'object' && typeof rec.path === 'string' && isSafeRelPath(rec.path)) out.push(rec);
-    } catch {
-      // A hand-damaged line loses only that file's metadata; the file itself is still indexed.
-    }
+    const rec = parseManifestLine(line);
+    if (rec) out.push(rec);
   }
   return out;
+}
+
+/** One manifest line as a record, or null for a blank, damaged or unsafe line. */
+export function parseManifestLine(line: string): FileRecord | null {
+  if (!line.trim()) return null;
+  try {
+    const rec = JSON.parse(line) as FileRecord;
+    // Paths here drive deletes and copies on refresh: one that could leave the folder is dropped.
+    if (rec && typeof rec === 'object' && typeof rec.path === 'string' && isSafeRelPath(rec.path)) return rec;
+  } catch {
+    // A hand-damaged line loses only that file's metadata; the file itself is still indexed.
+  }
+  return null;
 }
 
 export async function writeManifest(dir: string, records: FileRecord[]): Promise<void> {
