@@ -69,8 +69,11 @@ export function forgetSegments(root: string, topic?: string): void {
   for (const k of [...cache.keys()]) if (k.startsWith(prefix)) cache.delete(k);
 }
 
-/** Writes a new segment (text, records, lexical; each atomic) and returns it in memory. */
-export async function writeSegment(root: string, topic: string, gen: number, chunks: readonly ChunkRecord[]): Promise<Segment> {
+/**
+ * Writes a new segment (text, records, lexical; each atomic) and returns it in memory. `built` is
+ * the BM25 segment of exactly these chunks in this order when the caller built it as it went.
+ */
+export async function writeSegment(root: string, topic: string, gen: number, chunks: readonly ChunkRecord[], built?: Bm25Segment): Promise<Segment> {
   const { buildSegment, encodeSegment } = await import('./bm25/index.js');
   const parts: Buffer[] = [];
   const records: StoredChunk[] = [];
@@ -82,7 +85,7 @@ export async function writeSegment(root: string, topic: string, gen: number, chu
     records.push({ ...rest, seg: gen, off, len: bytes.length });
     off += bytes.length;
   }
-  const lex = buildSegment(chunks.map((c) => lexicalDocOf(c, c.text)));
+  const lex = built ?? buildSegment(chunks.map((c) => lexicalDocOf(c, c.text)));
   await writeFileAtomic(segmentFile(root, topic, gen, 'txt'), Buffer.concat(parts));
   await writeJsonAtomic(segmentFile(root, topic, gen, 'json'), encodeRecords(gen, records));
   await writeFileAtomic(segmentFile(root, topic, gen, 'lex'), encodeSegment(lex));

@@ -3,7 +3,6 @@
  * hash only what moved) runs for every topic; only topics with real changes load their full
  * index, re-chunk the changed files, embed chunk hashes the cache does not hold, and rewrite.
  */
-import { readFileSync } from 'node:fs';
 import { readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 
@@ -17,7 +16,7 @@ import { INDEX_FORMAT, indexDir, readMeta, topicsIndexDir, writeMeta } from './l
 import { withIndexLock } from '../lock.js';
 import { syncNotes } from './notes/index.js';
 import { chunkIdsOf, diffByStat, hashFile, listTopicFiles, looksBinary, MAX_INDEXED_BYTES, sha256Hex, type FileEntry } from './scan.js';
-import { type ChunkRecord, saveSegmentLex, writeSegment } from './segments.js';
+import { saveSegmentLex, writeSegment } from './segments.js';
 import {
   emptyHead,
   forgetTopicIndex,
@@ -263,43 +262,41 @@ async function syncTopic(ctx: Ctx, id: string): Promise<TopicSyncCounts> {
     // A file keeps its role when it changes; only new files need the manifest (10k lines: ~50 ms).
     const needManifest = toIndex.some((p) => !next.files[p]);
     const manifest = new Map(needManifest ? (await readManifest(dir)).map((r) => [r.path, r]) : []);
-    const { chunkFile, roleForPath } = await import('../chunking/index.js');
+    const { roleForPath } = await import('../chunking/index.js');
+    const { startChunkPool } = await import('../chunking/pool.js');
+    const { ChunkPipeline, readOrNull } = await import('./chunk-pipeline.js');
     toIndex.sort();
-    const fresh: ChunkRecord[] = [];
-    let done = 0;
-    for (const path of toIndex) {
-      ctx.onProgress?.({ topic: id, phase: 'chunk', done: done++, total: toIndex.length });
-      const st = onDisk.get(path)!;
-      const bytes = changed.get(path) ?? readOrNull(join(dir, path));
-      const previous = next.files[path];
-      if (previous) dropped.push(...chunkIdsOf(path, previous));
-      if (!bytes) {
-        // Vanished since the scan: drop what we had; the next sync sees whatever replaced it.
-        delete next.files[path];
-        continue;
-      }
-      const role = manifest.get(path)?.role ?? previous?.role ?? roleForPath(path);
-      const entry: FileEntry = { size: st.size, mtimeMs: st.mtimeMs, sha256: sha256Hex(bytes), role, chunkCount: 0 };
-      let records: ChunkRecord[] = [];
-      if (looksBinary(bytes)) entry.skipped = 'binary';
-      else if (bytes.length > cap && !(await fetchedWithin(path, entry.sha256))) entry.skipped = 'too-large';
-      else {
-        try {
-          const chunks = await chunkFile(path, bytes.toString('utf8'));
-          records = chunks.map((c, i) => ({ ...c, path, role, id: `${path}#${i}` }));
-        } catch {
-          entry.skipped = 'unchunkable'; // one odd file must not stop the topic's index
+    const pool = startChunkPool(toIndex);
+    const pipeline = new ChunkPipeline(pool, gen, next.files);
+    let built;
+    try {
+      let done = 0;
+      for (const path of toIndex) {
+        ctx.onProgress?.({ topic: id, phase: 'chunk', done: done++, total: toIndex.length });
+        const st = onDisk.get(path)!;
+        const bytes = changed.get(path) ?? readOrNull(join(dir, path));
+        const previous = next.files[path];
+        if (previous) dropped.push(...chunkIdsOf(path, previous));
+        if (!bytes) {
+          // Vanished since the scan: drop what we had; the next sync sees whatever replaced it.
+          delete next.files[path];
+          continue;
         }
+        const role = manifest.get(path)?.role ?? previous?.role ?? roleForPath(path);
+        const entry: FileEntry = { size: st.size, mtimeMs: st.mtimeMs, sha256: sha256Hex(bytes), role, chunkCount: 0 };
+        if (looksBinary(bytes)) entry.skipped = 'binary';
+        else if (bytes.length > cap && !(await fetchedWithin(path, entry.sha256))) entry.skipped = 'too-large';
+        await pipeline.add(path, entry, entry.skipped ? null : bytes.toString('utf8'));
       }
-      entry.chunkCount = records.length;
-      if (records.length > 0) entry.seg = gen;
-      fresh.push(...records);
-      next.files[path] = entry;
+      built = await pipeline.finish();
+    } finally {
+      await pool.close();
     }
+    const fresh = pipeline.fresh;
 
     ctx.onProgress?.({ topic: id, phase: 'save', done: 0, total: 1 });
-    if (fresh.length > 0) {
-      await writeSegment(root, id, gen, fresh);
+    if (built) {
+      await writeSegment(root, id, gen, fresh, built);
       next.segments.push({ gen, docs: fresh.length });
     }
     await compactSegments(root, id, next);
@@ -326,19 +323,6 @@ async function syncTopic(ctx: Ctx, id: string): Promise<TopicSyncCounts> {
   counts.chunks = liveChunkCount(next);
   counts.vectors = next.vectors?.count ?? 0;
   return counts;
-}
-
-/**
- * Synchronous on purpose: an awaited read of a small file costs four thread-pool round trips
- * (open, stat, read, close), and a create of 10k files spent seconds waiting on them; read
- * synchronously the same files took a fifth of the time here.
- */
-function readOrNull(abs: string): Buffer | null {
-  try {
-    return readFileSync(abs);
-  } catch {
-    return null;
-  }
 }
 
 /** The space a topic's hnsw index held, from ann.json alone, when its head is lost. */
