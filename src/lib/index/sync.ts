@@ -271,8 +271,15 @@ async function syncTopic(ctx: Ctx, id: string): Promise<TopicSyncCounts> {
     let built;
     try {
       let done = 0;
+      let yielded = Date.now();
       for (const path of toIndex) {
         ctx.onProgress?.({ topic: id, phase: 'chunk', done: done++, total: toIndex.length });
+        // Reads are synchronous and prose is cut in this thread: let timers (the progress line)
+        // and other callers run now and then.
+        if (Date.now() - yielded > 100) {
+          await new Promise((resolve) => setImmediate(resolve));
+          yielded = Date.now();
+        }
         const st = onDisk.get(path)!;
         const bytes = changed.get(path) ?? readOrNull(join(dir, path));
         const previous = next.files[path];
