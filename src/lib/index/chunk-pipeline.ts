@@ -19,7 +19,8 @@ const AHEAD = 8;
 export class ChunkPipeline {
   /** Every chunk record so far, in doc order. */
   readonly fresh: ChunkRecord[] = [];
-  private readonly lex = new SegmentBuilder();
+  /** Dropped by finish(): its term maps are garbage once the segment is assembled. */
+  private lex: SegmentBuilder | null = new SegmentBuilder();
   private readonly inFlight: { path: string; entry: FileEntry; chunks: Promise<Chunk[]> | null }[] = [];
 
   /** `files` is the new head's file table: each file's entry lands there when it is finished. */
@@ -41,7 +42,9 @@ export class ChunkPipeline {
   /** Finishes every file still in flight; the BM25 segment of `fresh`, or null when it is empty. */
   async finish(): Promise<Bm25Segment | null> {
     while (this.inFlight.length > 0) await this.finishOne();
-    return this.fresh.length > 0 ? this.lex.finish() : null;
+    const lex = this.lex!;
+    this.lex = null;
+    return this.fresh.length > 0 ? lex.finish() : null;
   }
 
   private async finishOne(): Promise<void> {
@@ -58,7 +61,7 @@ export class ChunkPipeline {
     if (records.length > 0) entry.seg = this.gen;
     for (const r of records) {
       this.fresh.push(r);
-      this.lex.add(lexicalDocOf(r, r.text));
+      this.lex!.add(lexicalDocOf(r, r.text));
     }
     this.files[path] = entry;
   }

@@ -144,6 +144,12 @@ class Vocabulary {
     return this.names.length;
   }
 
+  /** Forgets the lookups (names stay): they are the largest part of a build's memory. */
+  release(): void {
+    this.ids.clear();
+    this.raw.clear();
+  }
+
   /** The kept terms of `text`, in order, as term numbers. */
   termsOf(text: string): number[] {
     const out: number[] = [];
@@ -245,7 +251,10 @@ export class SegmentBuilder {
     touched.length = 0;
   }
 
+  /** The segment; the builder takes no more docs after this. */
   finish(): Bm25Segment {
+    this.vocab.release();
+    this.seen.clear();
     return assemble(this.ids, this.weights, this.docLen.slice(0, this.ids.length), this.vocab.names, this.stream);
   }
 }
