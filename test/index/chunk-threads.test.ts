@@ -79,7 +79,9 @@ describe('chunking on worker threads', () => {
     const pool = startChunkPool(FIXTURES.map((f) => f.path));
     try {
       expect(pool.threads).toBe(2);
-      const threaded = await Promise.all(FIXTURES.map((fx) => pool.chunk(fx.path, fx.code)));
+      const pending = FIXTURES.map((fx) => pool.chunk(fx.path, fx.code));
+      pool.flush();
+      const threaded = await Promise.all(pending);
       expect(pool.answered).toBe(FIXTURES.length);
       for (const [i, fx] of FIXTURES.entries()) expect(threaded[i]).toEqual(await chunkFile(fx.path, fx.code));
     } finally {

@@ -1,5 +1,5 @@
 /**
- * A worker thread of the chunk pool (pool.ts): chunks the files it is sent, one at a time, with
+ * A worker thread of the chunk pool (pool.ts): chunks the files it is sent (a batch per message), one at a time, with
  * the same chunkFile the main thread uses, and answers each with its chunks.
  */
 import { parentPort } from 'node:worker_threads';
@@ -11,15 +11,17 @@ const port = parentPort;
 if (port) {
   // One file at a time: the tree-sitter parser of this thread is shared by every file.
   let queue: Promise<void> = Promise.resolve();
-  port.on('message', (job: ChunkJob) => {
+  port.on('message', (jobs: ChunkJob[]) => {
     queue = queue.then(async () => {
-      let reply: ChunkReply;
-      try {
-        reply = { id: job.id, chunks: await chunkFile(job.path, job.text) };
-      } catch (err) {
-        reply = { id: job.id, error: err instanceof Error ? err.message : String(err) };
+      const replies: ChunkReply[] = [];
+      for (const job of jobs) {
+        try {
+          replies.push({ id: job.id, chunks: await chunkFile(job.path, job.text) });
+        } catch (err) {
+          replies.push({ id: job.id, error: err instanceof Error ? err.message : String(err) });
+        }
       }
-      port.postMessage(reply);
+      port.postMessage(replies);
     });
   });
 }

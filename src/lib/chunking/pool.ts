@@ -20,6 +20,9 @@ export interface ChunkJob {
 
 export type ChunkReply = { id: number; chunks: Chunk[] } | { id: number; error: string };
 
+/** Files go to a thread this many at a time: one message and one wake-up per batch, not per file. */
+export const BATCH = 16;
+
 /** Chunks one file: in a worker thread when the pool has them, else in this thread. */
 export type Chunker = (path: string, text: string) => Promise<Chunk[]>;
 
@@ -29,6 +32,8 @@ export interface ChunkPool {
   readonly threads: number;
   /** Files whose chunks came back from a worker thread (not chunked here after a thread died). */
   readonly answered: number;
+  /** Sends a partly filled batch now: call it before waiting on a file's chunks. */
+  flush(): void;
   close(): Promise<void>;
 }
 
@@ -56,7 +61,7 @@ export function workerCount(syntaxFiles: number, cores: number, setting?: number
   return Math.min(cores, MAX_WORKERS);
 }
 
-const inline: ChunkPool = { chunk: (path, text) => chunkFile(path, text), threads: 0, answered: 0, close: async () => {} };
+const inline: ChunkPool = { chunk: (path, text) => chunkFile(path, text), threads: 0, answered: 0, flush: () => {}, close: async () => {} };
 
 /** A pool sized for these paths (see workerCount); close() it when done. */
 export function startChunkPool(paths: readonly string[]): ChunkPool {
@@ -85,13 +90,15 @@ class WorkerPool implements ChunkPool {
           new Worker(`import('tsx/esm/api').then((m) => { m.register(); return import(${JSON.stringify(new URL('./chunk-worker.ts', import.meta.url).href)}); })`, { eval: true })
         : new Worker(new URL('./chunk-worker.js', import.meta.url));
       const slot = { worker, pending: new Map<number, Pending>() };
-      worker.on('message', (reply: ChunkReply) => {
-        const p = slot.pending.get(reply.id);
-        if (!p) return;
-        slot.pending.delete(reply.id);
-        this.answered++;
-        if ('chunks' in reply) p.resolve(reply.chunks);
-        else p.reject(new Error(reply.error));
+      worker.on('message', (replies: ChunkReply[]) => {
+        for (const reply of replies) {
+          const p = slot.pending.get(reply.id);
+          if (!p) continue;
+          slot.pending.delete(reply.id);
+          this.answered++;
+          if ('chunks' in reply) p.resolve(reply.chunks);
+          else p.reject(new Error(reply.error));
+        }
       });
       // A thread that dies (out of memory in a grammar, say) must not lose its files: they are
       // chunked here instead, and nothing more is sent to it.
@@ -107,16 +114,29 @@ class WorkerPool implements ChunkPool {
     }
   }
 
+  private batch: Pending[] = [];
+
   chunk(path: string, text: string): Promise<Chunk[]> {
+    if (this.workers.length === 0) return chunkFile(path, text);
+    const job: ChunkJob = { id: this.nextId++, path, text };
+    const done = new Promise<Chunk[]>((resolve, reject) => this.batch.push({ resolve, reject, job }));
+    if (this.batch.length >= BATCH) this.flush();
+    return done;
+  }
+
+  flush(): void {
+    if (this.batch.length === 0) return;
+    const batch = this.batch;
+    this.batch = [];
     // The least busy thread; ties go to the first.
     let slot = this.workers[0];
     for (const w of this.workers) if (slot && w.pending.size < slot.pending.size) slot = w;
-    if (!slot) return chunkFile(path, text);
-    const job: ChunkJob = { id: this.nextId++, path, text };
-    return new Promise<Chunk[]>((resolve, reject) => {
-      slot.pending.set(job.id, { resolve, reject, job });
-      slot.worker.postMessage(job);
-    });
+    if (!slot) {
+      for (const p of batch) chunkFile(p.job.path, p.job.text).then(p.resolve, p.reject);
+      return;
+    }
+    for (const p of batch) slot.pending.set(p.job.id, p);
+    slot.worker.postMessage(batch.map((p) => p.job));
   }
 
   async close(): Promise<void> {

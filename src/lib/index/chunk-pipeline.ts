@@ -7,14 +7,17 @@
  */
 import { readFileSync } from 'node:fs';
 
-import type { ChunkPool } from '../chunking/pool.js';
+import { BATCH, type ChunkPool } from '../chunking/pool.js';
 import type { Chunk } from '../chunking/types.js';
 import { type Bm25Segment, SegmentBuilder } from './bm25/index.js';
 import type { FileEntry } from './scan.js';
 import { type ChunkRecord, lexicalDocOf } from './segments.js';
 
-/** Files handed to the pool ahead of the one being finished, per thread: bounds memory. */
-const AHEAD = 8;
+/**
+ * Files handed to the pool ahead of the one being finished, per thread: bounds memory. More than
+ * a batch, so the file being waited for has always been sent (only finish() must flush).
+ */
+const AHEAD = 4 * BATCH;
 
 export class ChunkPipeline {
   /** Every chunk record so far, in doc order. */
@@ -41,6 +44,7 @@ export class ChunkPipeline {
 
   /** Finishes every file still in flight; the BM25 segment of `fresh`, or null when it is empty. */
   async finish(): Promise<Bm25Segment | null> {
+    this.pool.flush(); // the last files may sit in a batch not sent yet
     while (this.inFlight.length > 0) await this.finishOne();
     const lex = this.lex!;
     this.lex = null;
