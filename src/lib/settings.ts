@@ -48,6 +48,12 @@ export const SETTINGS = {
   modelDir: { env: 'TKOMA_REF_MODEL_DIR', kind: 'path', doc: 'A local model folder for `transformers` (air-gapped use).' },
   openaiApiKey: { env: 'TKOMA_REF_OPENAI_API_KEY', kind: 'string', doc: 'API key for `openai` (else `OPENAI_API_KEY`).', secret: true },
   githubApi: { env: 'TKOMA_REF_GITHUB_API', kind: 'url', doc: 'GitHub REST API base for repository metadata in approvals.', shown: '`https://api.github.com`' },
+  chunkThreads: {
+    env: 'TKOMA_REF_CHUNK_THREADS',
+    kind: 'count',
+    doc: 'Threads that chunk files during indexing, this one included (1: no worker threads).',
+    shown: 'one per core, up to 4, for 200+ code files',
+  },
   embedThreads: { env: 'TKOMA_REF_EMBED_THREADS', kind: 'count', doc: 'onnxruntime threads for `transformers` embedding.', shown: "onnxruntime's choice" },
   vectorWorker: {
     env: 'TKOMA_REF_VECTOR_WORKER',

@@ -65,21 +65,26 @@ export function forgetSegments(root: string, topic?: string): void {
   for (const k of [...cache.keys()]) if (k.startsWith(prefix)) cache.delete(k);
 }
 
-/** Writes a new segment (text, records, lexical; each atomic) and returns it in memory. */
-export async function writeSegment(root: string, topic: string, gen: number, chunks: readonly ChunkRecord[]): Promise<Segment> {
+/**
+ * Writes a new segment (text, records, lexical; each atomic) and returns it in memory. `built` is
+ * the BM25 segment of exactly these chunks in this order when the caller built it as it went.
+ */
+export async function writeSegment(root: string, topic: string, gen: number, chunks: readonly ChunkRecord[], built?: Bm25Segment): Promise<Segment> {
   const { buildSegment, encodeSegment } = await import('./bm25/index.js');
-  const parts: Buffer[] = [];
   const records: StoredChunk[] = [];
   let off = 0;
   for (const c of chunks) {
-    const bytes = Buffer.from(c.text, 'utf8');
-    parts.push(bytes);
+    const len = Buffer.byteLength(c.text, 'utf8');
     const { text: _text, ...rest } = c;
-    records.push({ ...rest, seg: gen, off, len: bytes.length });
-    off += bytes.length;
+    records.push({ ...rest, seg: gen, off, len });
+    off += len;
   }
-  const lex = buildSegment(chunks.map((c) => lexicalDocOf(c, c.text)));
-  await writeFileAtomic(segmentFile(root, topic, gen, 'txt'), Buffer.concat(parts));
+  // One buffer written in place: a buffer per chunk and then their concatenation held the
+  // texts twice at the peak of a create's memory.
+  const txt = Buffer.allocUnsafe(off);
+  for (let i = 0; i < chunks.length; i++) txt.write(chunks[i]!.text, records[i]!.off, 'utf8');
+  const lex = built ?? buildSegment(chunks.map((c) => lexicalDocOf(c, c.text)));
+  await writeFileAtomic(segmentFile(root, topic, gen, 'txt'), txt);
   const recordBytes = encodeRecords(gen, records);
   await writeFileAtomic(segmentFile(root, topic, gen, 'rec'), recordBytes);
   await writeFileAtomic(segmentFile(root, topic, gen, 'lex'), encodeSegment(lex));

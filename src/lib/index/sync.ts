@@ -3,7 +3,7 @@
  * hash only what moved) runs for every topic; only topics with real changes load their full
  * index, re-chunk the changed files, embed chunk hashes the cache does not hold, and rewrite.
  */
-import { readdir, readFile, rm } from 'node:fs/promises';
+import { readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 
 import type { Embedder } from '../embedding/types.js';
@@ -16,7 +16,7 @@ import { INDEX_FORMAT, indexDir, readMeta, topicsIndexDir, writeMeta } from './l
 import { withIndexLock } from '../lock.js';
 import { syncNotes } from './notes/index.js';
 import { chunkIdsOf, diffByStat, hashFile, listTopicFiles, looksBinary, MAX_INDEXED_BYTES, sameFilesByStat, sha256Hex, type FileEntry } from './scan.js';
-import { type ChunkRecord, saveSegmentLex, writeSegment } from './segments.js';
+import { saveSegmentLex, writeSegment } from './segments.js';
 import {
   emptyHead,
   forgetTopicIndex,
@@ -262,44 +262,48 @@ async function syncTopic(ctx: Ctx, id: string): Promise<TopicSyncCounts> {
     // A file keeps its role when it changes; only new files need the manifest (10k lines: ~50 ms).
     const needManifest = toIndex.some((p) => !next.files[p]);
     const manifest = new Map(needManifest ? (await readManifest(dir)).map((r) => [r.path, r]) : []);
-    const { chunkFile, roleForPath } = await import('../chunking/index.js');
+    const { roleForPath } = await import('../chunking/index.js');
+    const { startChunkPool } = await import('../chunking/pool.js');
+    const { ChunkPipeline, readOrNull } = await import('./chunk-pipeline.js');
     toIndex.sort();
-    const fresh: ChunkRecord[] = [];
-    const reads = readAhead(toIndex, (path) => (changed.has(path) ? Promise.resolve(changed.get(path)!) : readOrNull(join(dir, path))));
-    let done = 0;
-    for (const path of toIndex) {
-      ctx.onProgress?.({ topic: id, phase: 'chunk', done: done, total: toIndex.length });
-      const st = onDisk.get(path)!;
-      const bytes = await reads(done++);
-      const previous = next.files[path];
-      if (previous) dropped.push(...chunkIdsOf(path, previous));
-      if (!bytes) {
-        // Vanished since the scan: drop what we had; the next sync sees whatever replaced it.
-        delete next.files[path];
-        continue;
-      }
-      const role = manifest.get(path)?.role ?? previous?.role ?? roleForPath(path);
-      const entry: FileEntry = { size: st.size, mtimeMs: st.mtimeMs, sha256: sha256Hex(bytes), role, chunkCount: 0 };
-      let records: ChunkRecord[] = [];
-      if (looksBinary(bytes)) entry.skipped = 'binary';
-      else if (bytes.length > cap && !(await fetchedWithin(path, entry.sha256))) entry.skipped = 'too-large';
-      else {
-        try {
-          const chunks = await chunkFile(path, bytes.toString('utf8'));
-          records = chunks.map((c, i) => ({ ...c, path, role, id: `${path}#${i}` }));
-        } catch {
-          entry.skipped = 'unchunkable'; // one odd file must not stop the topic's index
+    const pool = startChunkPool(toIndex);
+    const pipeline = new ChunkPipeline(pool, gen, next.files);
+    let built;
+    try {
+      let done = 0;
+      let yielded = Date.now();
+      for (const path of toIndex) {
+        ctx.onProgress?.({ topic: id, phase: 'chunk', done: done++, total: toIndex.length });
+        // Reads are synchronous and prose is cut in this thread: let timers (the progress line)
+        // and other callers run now and then.
+        if (Date.now() - yielded > 100) {
+          await new Promise((resolve) => setImmediate(resolve));
+          yielded = Date.now();
         }
+        const st = onDisk.get(path)!;
+        const bytes = changed.get(path) ?? readOrNull(join(dir, path));
+        const previous = next.files[path];
+        if (previous) dropped.push(...chunkIdsOf(path, previous));
+        if (!bytes) {
+          // Vanished since the scan: drop what we had; the next sync sees whatever replaced it.
+          delete next.files[path];
+          continue;
+        }
+        const role = manifest.get(path)?.role ?? previous?.role ?? roleForPath(path);
+        const entry: FileEntry = { size: st.size, mtimeMs: st.mtimeMs, sha256: sha256Hex(bytes), role, chunkCount: 0 };
+        if (looksBinary(bytes)) entry.skipped = 'binary';
+        else if (bytes.length > cap && !(await fetchedWithin(path, entry.sha256))) entry.skipped = 'too-large';
+        await pipeline.add(path, entry, entry.skipped ? null : bytes.toString('utf8'));
       }
-      entry.chunkCount = records.length;
-      if (records.length > 0) entry.seg = gen;
-      fresh.push(...records);
-      next.files[path] = entry;
+      built = await pipeline.finish();
+    } finally {
+      await pool.close();
     }
+    const fresh = pipeline.fresh;
 
     ctx.onProgress?.({ topic: id, phase: 'save', done: 0, total: 1 });
-    if (fresh.length > 0) {
-      await writeSegment(root, id, gen, fresh);
+    if (built) {
+      await writeSegment(root, id, gen, fresh, built);
       next.segments.push({ gen, docs: fresh.length });
     }
     await compactSegments(root, id, next);
@@ -326,29 +330,6 @@ async function syncTopic(ctx: Ctx, id: string): Promise<TopicSyncCounts> {
   counts.chunks = liveChunkCount(next);
   counts.vectors = next.vectors?.count ?? 0;
   return counts;
-}
-
-/**
- * Reads of small files cost a few thread-pool round trips each (open, stat, read, close), so one
- * at a time most of a create's index phase was waiting; keeping a few in flight overlaps them.
- * `get(i)` must be called for i = 0, 1, 2… in order; at most `window` reads are pending or held.
- */
-function readAhead(paths: readonly string[], read: (path: string) => Promise<Buffer | null>, window = 16): (i: number) => Promise<Buffer | null> {
-  const pending = new Map<number, Promise<Buffer | null>>();
-  let next = 0;
-  const fill = (upTo: number): void => {
-    for (; next < Math.min(paths.length, upTo); next++) pending.set(next, read(paths[next]!));
-  };
-  return async (i) => {
-    fill(i + window);
-    const p = pending.get(i)!;
-    pending.delete(i);
-    return p;
-  };
-}
-
-async function readOrNull(abs: string): Promise<Buffer | null> {
-  return readFile(abs).catch(() => null);
 }
 
 /** The space a topic's hnsw index held, from ann.json alone, when its head is lost. */

@@ -4,7 +4,7 @@
  * nothing of topics, files or git; the per-topic store (src/lib/index/) decides what a document
  * is and which docs are live. Design notes: DESIGN.md next to this file.
  */
-export { buildSegment, DEFAULT_BUILD, type Bm25BuildParams, type Bm25Doc, type Bm25Segment } from './segment.js';
+export { buildSegment, DEFAULT_BUILD, SegmentBuilder, type Bm25BuildParams, type Bm25Doc, type Bm25Segment } from './segment.js';
 export { BM25_FORMAT_VERSION, decodeSegment, encodeSegment } from './format.js';
 export {
   type Bm25Hit,

@@ -166,6 +166,12 @@ class Vocabulary {
     return this.names.length;
   }
 
+  /** Forgets the lookups (names stay): they are the largest part of a build's memory. */
+  release(): void {
+    this.ids.clear();
+    this.raw.clear();
+  }
+
   /** The kept terms of `text`, in order, as term numbers. */
   termsOf(text: string): number[] {
     const out: number[] = [];
@@ -196,20 +202,35 @@ class Vocabulary {
  * weights baked in, and stored so a reader can tell what it got). Doc numbers follow `docs`.
  */
 export function buildSegment(docs: readonly Bm25Doc[], params: Bm25BuildParams = DEFAULT_BUILD): Bm25Segment {
-  const weights = checkWeights(params.fieldWeights);
-  const ids: string[] = new Array<string>(docs.length);
-  const seen = new Set<string>();
-  const vocab = new Vocabulary();
-  let tfAcc = new Float64Array(1 << 12);
-  const touched: number[] = [];
-  const lastText: (string | undefined)[] = [];
-  const lastTerms: (number[] | undefined)[] = [];
-  const stream = new PostingStream();
-  const docLen = new Float32Array(docs.length);
+  const builder = new SegmentBuilder(params);
+  for (const doc of docs) builder.add(doc);
+  return builder.finish();
+}
 
-  for (let d = 0; d < docs.length; d++) {
-    const doc = docs[d]!;
-    if (seen.has(doc.id)) {
+/**
+ * buildSegment one document at a time: a sync tokenizes each file's chunks as soon as they are
+ * cut (while worker threads cut the next files) instead of in one pass at the end. Doc numbers
+ * follow the order of add(); the result is the same as buildSegment over the same docs.
+ */
+export class SegmentBuilder {
+  private readonly weights: Float64Array;
+  private readonly ids: string[] = [];
+  private readonly seen = new Set<string>();
+  private readonly vocab = new Vocabulary();
+  private tfAcc = new Float64Array(1 << 12);
+  private readonly touched: number[] = [];
+  private readonly lastText: (string | undefined)[] = [];
+  private readonly lastTerms: (number[] | undefined)[] = [];
+  private readonly stream = new PostingStream();
+  private docLen = new Float32Array(1 << 10);
+
+  constructor(params: Bm25BuildParams = DEFAULT_BUILD) {
+    this.weights = checkWeights(params.fieldWeights);
+  }
+
+  add(doc: Bm25Doc): void {
+    const { weights, vocab, touched, lastText, lastTerms } = this;
+    if (this.seen.has(doc.id)) {
       throw new TkomaError('INTERNAL', `Duplicate id in one BM25 segment: ${doc.id}`, { id: doc.id });
     }
     if (doc.fields.length > weights.length) {
@@ -219,8 +240,9 @@ export function buildSegment(docs: readonly Bm25Doc[], params: Bm25BuildParams =
         weights: weights.length,
       });
     }
-    seen.add(doc.id);
-    ids[d] = doc.id;
+    this.seen.add(doc.id);
+    const d = this.ids.length;
+    this.ids.push(doc.id);
     let len = 0;
     for (let f = 0; f < doc.fields.length; f++) {
       const w = weights[f]!;
@@ -233,21 +255,30 @@ export function buildSegment(docs: readonly Bm25Doc[], params: Bm25BuildParams =
         lastText[f] = text;
         lastTerms[f] = terms;
       }
-      if (vocab.size > tfAcc.length) tfAcc = grow(tfAcc, new Float64Array(Math.max(vocab.size, tfAcc.length * 2)));
+      if (vocab.size > this.tfAcc.length) this.tfAcc = grow(this.tfAcc, new Float64Array(Math.max(vocab.size, this.tfAcc.length * 2)));
+      const tfAcc = this.tfAcc;
       for (const t of terms!) {
         len += w;
         if (tfAcc[t] === 0) touched.push(t);
         tfAcc[t] += w;
       }
     }
-    docLen[d] = len;
+    if (d >= this.docLen.length) this.docLen = grow(this.docLen, new Float32Array(this.docLen.length * 2));
+    this.docLen[d] = len;
+    const tfAcc = this.tfAcc;
     for (const t of touched) {
-      stream.push(t, d, tfAcc[t]!);
+      this.stream.push(t, d, tfAcc[t]!);
       tfAcc[t] = 0;
     }
     touched.length = 0;
   }
-  return assemble(ids, weights, docLen, vocab.names, stream);
+
+  /** The segment; the builder takes no more docs after this. */
+  finish(): Bm25Segment {
+    this.vocab.release();
+    this.seen.clear();
+    return assemble(this.ids, this.weights, this.docLen.slice(0, this.ids.length), this.vocab.names, this.stream);
+  }
 }
 
 /** Sorts the vocabulary and regroups the document-ordered stream by term (a counting sort). */

@@ -1,0 +1,146 @@
+/**
+ * Chunking on several threads. Cutting code by its syntax tree is most of a large create's index
+ * phase (tree-sitter parses ~12 s of a 10,970-file corpus here), and each file is independent,
+ * so worker threads chunk files while the main thread reads, hashes and tokenizes the ones
+ * already cut. Results come back as the same chunks chunkFile gives in the main thread.
+ */
+import { availableParallelism } from 'node:os';
+import { Worker } from 'node:worker_threads';
+
+import { envSetting } from '../settings.js';
+import { chunkFile } from './index.js';
+import { isProsePath, languageForPath } from './paths.js';
+import type { Chunk } from './types.js';
+
+export interface ChunkJob {
+  id: number;
+  path: string;
+  text: string;
+}
+
+export type ChunkReply = { id: number; chunks: Chunk[] } | { id: number; error: string };
+
+/** Files go to a thread this many at a time: one message and one wake-up per batch, not per file. */
+export const BATCH = 16;
+
+/** Chunks one file: in a worker thread when the pool has them, else in this thread. */
+export type Chunker = (path: string, text: string) => Promise<Chunk[]>;
+
+export interface ChunkPool {
+  chunk: Chunker;
+  /** Worker threads in use (0: everything is chunked in this thread). */
+  readonly threads: number;
+  /** Files whose chunks came back from a worker thread (not chunked here after a thread died). */
+  readonly answered: number;
+  /** Sends a partly filled batch now: call it before waiting on a file's chunks. */
+  flush(): void;
+  close(): Promise<void>;
+}
+
+/**
+ * Below this many syntax-tree files a pool costs more than it saves: each worker starts its own
+ * Node isolate and compiles the grammars again (~100–200 ms and ~30 MB each).
+ */
+export const MIN_FILES_FOR_WORKERS = 200;
+const MAX_WORKERS = 4;
+
+/** Files that chunkFile sends through tree-sitter: the ones worth another thread. */
+export function parsesSyntax(path: string): boolean {
+  return !isProsePath(path) && languageForPath(path) !== undefined;
+}
+
+/**
+ * How many worker threads to chunk `syntaxFiles` tree-sitter files with: none for a handful of
+ * files or on one core; otherwise one per core (the main thread's share is reading, hashing and
+ * tokenizing), at most MAX_WORKERS. `setting` is TKOMA_REF_CHUNK_THREADS: the threads chunking in
+ * all, this one included, so 1 keeps everything in this thread.
+ */
+export function workerCount(syntaxFiles: number, cores: number, setting?: number): number {
+  if (setting !== undefined) return Math.max(0, setting - 1);
+  if (syntaxFiles < MIN_FILES_FOR_WORKERS || cores < 2) return 0;
+  return Math.min(cores, MAX_WORKERS);
+}
+
+const inline: ChunkPool = { chunk: (path, text) => chunkFile(path, text), threads: 0, answered: 0, flush: () => {}, close: async () => {} };
+
+/** A pool sized for these paths (see workerCount); close() it when done. */
+export function startChunkPool(paths: readonly string[]): ChunkPool {
+  const n = workerCount(paths.filter(parsesSyntax).length, availableParallelism(), envSetting('chunkThreads'));
+  return n === 0 ? inline : new WorkerPool(n);
+}
+
+/** Running from the TypeScript sources (tests, benchmarks under tsx): the worker needs tsx too. */
+const FROM_SOURCE = import.meta.url.endsWith('.ts');
+
+interface Pending {
+  resolve: (chunks: Chunk[]) => void;
+  reject: (err: Error) => void;
+  job: ChunkJob;
+}
+
+class WorkerPool implements ChunkPool {
+  private readonly workers: { worker: Worker; pending: Map<number, Pending> }[] = [];
+  private nextId = 0;
+  answered = 0;
+
+  constructor(readonly threads: number) {
+    for (let i = 0; i < threads; i++) {
+      const worker = FROM_SOURCE
+        ? // `--import tsx` in execArgv does not reach a worker's own entry on Node 20; registering does.
+          new Worker(`import('tsx/esm/api').then((m) => { m.register(); return import(${JSON.stringify(new URL('./chunk-worker.ts', import.meta.url).href)}); })`, { eval: true })
+        : new Worker(new URL('./chunk-worker.js', import.meta.url));
+      const slot = { worker, pending: new Map<number, Pending>() };
+      worker.on('message', (replies: ChunkReply[]) => {
+        for (const reply of replies) {
+          const p = slot.pending.get(reply.id);
+          if (!p) continue;
+          slot.pending.delete(reply.id);
+          this.answered++;
+          if ('chunks' in reply) p.resolve(reply.chunks);
+          else p.reject(new Error(reply.error));
+        }
+      });
+      // A thread that dies (out of memory in a grammar, say) must not lose its files: they are
+      // chunked here instead, and nothing more is sent to it.
+      const orphan = (): void => {
+        const i = this.workers.indexOf(slot);
+        if (i >= 0) this.workers.splice(i, 1);
+        for (const p of slot.pending.values()) chunkFile(p.job.path, p.job.text).then(p.resolve, p.reject);
+        slot.pending.clear();
+      };
+      worker.on('error', orphan);
+      worker.on('exit', orphan);
+      this.workers.push(slot);
+    }
+  }
+
+  private batch: Pending[] = [];
+
+  chunk(path: string, text: string): Promise<Chunk[]> {
+    if (this.workers.length === 0) return chunkFile(path, text);
+    const job: ChunkJob = { id: this.nextId++, path, text };
+    const done = new Promise<Chunk[]>((resolve, reject) => this.batch.push({ resolve, reject, job }));
+    if (this.batch.length >= BATCH) this.flush();
+    return done;
+  }
+
+  flush(): void {
+    if (this.batch.length === 0) return;
+    const batch = this.batch;
+    this.batch = [];
+    // The least busy thread; ties go to the first.
+    let slot = this.workers[0];
+    for (const w of this.workers) if (slot && w.pending.size < slot.pending.size) slot = w;
+    if (!slot) {
+      for (const p of batch) chunkFile(p.job.path, p.job.text).then(p.resolve, p.reject);
+      return;
+    }
+    for (const p of batch) slot.pending.set(p.job.id, p);
+    slot.worker.postMessage(batch.map((p) => p.job));
+  }
+
+  async close(): Promise<void> {
+    const slots = this.workers.splice(0);
+    await Promise.all(slots.map((s) => s.worker.terminate()));
+  }
+}

@@ -1,0 +1,85 @@
+/**
+ * The chunk-and-tokenize half of a topic sync. The sync reads and hashes files in path order
+ * and hands each to add(); a pool of threads cuts them (chunking/pool.ts) while this thread
+ * finishes the ones already cut, in the same order: chunk records, and their BM25 terms into
+ * the segment being built. Same records, same doc order, same segment as cutting one file after
+ * another and tokenizing at the end, in about half the time on two cores.
+ */
+import { readFileSync } from 'node:fs';
+
+import { BATCH, type ChunkPool } from '../chunking/pool.js';
+import type { Chunk } from '../chunking/types.js';
+import { type Bm25Segment, SegmentBuilder } from './bm25/index.js';
+import type { FileEntry } from './scan.js';
+import { type ChunkRecord, lexicalDocOf } from './segments.js';
+
+/**
+ * Files handed to the pool ahead of the one being finished, per thread: bounds memory. More than
+ * a batch, so the file being waited for has always been sent (only finish() must flush).
+ */
+const AHEAD = 4 * BATCH;
+
+export class ChunkPipeline {
+  /** Every chunk record so far, in doc order. */
+  readonly fresh: ChunkRecord[] = [];
+  /** Dropped by finish(): its term maps are garbage once the segment is assembled. */
+  private lex: SegmentBuilder | null = new SegmentBuilder();
+  private readonly inFlight: { path: string; entry: FileEntry; chunks: Promise<Chunk[]> | null }[] = [];
+
+  /** `files` is the new head's file table: each file's entry lands there when it is finished. */
+  constructor(
+    private readonly pool: ChunkPool,
+    private readonly gen: number,
+    private readonly files: Record<string, FileEntry>,
+  ) {}
+
+  /** One file, in order: `text` is null for a file that gets no chunks (binary, too large). */
+  async add(path: string, entry: FileEntry, text: string | null): Promise<void> {
+    const chunks = text === null ? null : this.pool.chunk(path, text);
+    // Handled in finish(); this keeps a rejection from counting as unhandled meanwhile.
+    chunks?.catch(() => undefined);
+    this.inFlight.push({ path, entry, chunks });
+    if (this.inFlight.length > AHEAD * Math.max(1, this.pool.threads)) await this.finishOne();
+  }
+
+  /** Finishes every file still in flight; the BM25 segment of `fresh`, or null when it is empty. */
+  async finish(): Promise<Bm25Segment | null> {
+    this.pool.flush(); // the last files may sit in a batch not sent yet
+    while (this.inFlight.length > 0) await this.finishOne();
+    const lex = this.lex!;
+    this.lex = null;
+    return this.fresh.length > 0 ? lex.finish() : null;
+  }
+
+  private async finishOne(): Promise<void> {
+    const { path, entry, chunks } = this.inFlight.shift()!;
+    let records: ChunkRecord[] = [];
+    if (chunks) {
+      try {
+        records = (await chunks).map((c, i) => ({ ...c, path, role: entry.role, id: `${path}#${i}` }));
+      } catch {
+        entry.skipped = 'unchunkable'; // one odd file must not stop the topic's index
+      }
+    }
+    entry.chunkCount = records.length;
+    if (records.length > 0) entry.seg = this.gen;
+    for (const r of records) {
+      this.fresh.push(r);
+      this.lex!.add(lexicalDocOf(r, r.text));
+    }
+    this.files[path] = entry;
+  }
+}
+
+/**
+ * Synchronous on purpose: an awaited read of a small file costs four thread-pool round trips
+ * (open, stat, read, close), and a create of 10k files spent seconds waiting on them; read
+ * synchronously the same files took a fifth of the time here.
+ */
+export function readOrNull(abs: string): Buffer | null {
+  try {
+    return readFileSync(abs);
+  } catch {
+    return null;
+  }
+}

@@ -1,0 +1,101 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+import { afterEach, describe, expect, it } from 'vitest';
+
+import { chunkFile } from '../../src/lib/chunking/index.js';
+import { startChunkPool, workerCount } from '../../src/lib/chunking/pool.js';
+import { forgetTopicIndex, syncIndex, topicIndexDir } from '../../src/lib/index/service.js';
+import { FIXTURES } from '../chunking/fixtures.js';
+import { makeTmpRoot, writeTopic } from '../helpers/index-topics.js';
+
+describe('workerCount', () => {
+  it('uses no worker for a few code files or on one core, else one per core up to four', () => {
+    expect(workerCount(10, 8)).toBe(0);
+    expect(workerCount(199, 8)).toBe(0);
+    expect(workerCount(5000, 1)).toBe(0);
+    expect(workerCount(5000, 2)).toBe(2);
+    expect(workerCount(5000, 16)).toBe(4);
+  });
+
+  it('follows TKOMA_REF_CHUNK_THREADS, which counts this thread too', () => {
+    expect(workerCount(5000, 16, 1)).toBe(0);
+    expect(workerCount(3, 1, 3)).toBe(2);
+  });
+});
+
+/** Every code fixture under a few folders, plus prose and data files: enough to interleave. */
+function corpus(): Record<string, string> {
+  const files: Record<string, string> = {};
+  for (const dir of ['a', 'b', 'c']) {
+    for (const fx of FIXTURES) files[`${dir}/${fx.path}`] = fx.code;
+    files[`${dir}/README.md`] = `# ${dir}\n\nSome prose about the ${dir} package.\n\n## Usage\n\nCall it.`;
+    files[`${dir}/data.json`] = JSON.stringify({ name: dir, values: [1, 2, 3] }, null, 2);
+  }
+  return files;
+}
+
+/** The topic's index files, generation numbers and mtimes (which differ run to run) left out. */
+function indexBytes(root: string): Record<string, string> {
+  const dir = topicIndexDir(root, 'topic-corpus');
+  const out: Record<string, string> = {};
+  for (const name of readdirSync(dir)) {
+    const ext = name.slice(name.lastIndexOf('.') + 1);
+    const raw = readFileSync(join(dir, name));
+    if (name === 'head.json') {
+      const head = JSON.parse(raw.toString('utf8')) as { files: Record<string, Record<string, unknown>> };
+      out.files = JSON.stringify(Object.entries(head.files).map(([p, f]) => [p, { ...f, mtimeMs: 0, seg: f.seg === undefined ? undefined : 1 }]));
+    } else if (ext === 'rec') {
+      // The records file's header carries the generation (a little-endian f64 at byte 32).
+      const copy = Buffer.from(raw);
+      copy.writeDoubleLE(0, 32);
+      out.rec = copy.toString('base64');
+    } else {
+      out[ext] = raw.toString('base64');
+    }
+  }
+  return out;
+}
+
+describe('chunking on worker threads', () => {
+  const cleanups: (() => void)[] = [];
+  afterEach(() => {
+    delete process.env.TKOMA_REF_CHUNK_THREADS;
+    for (const c of cleanups.splice(0)) c();
+  });
+
+  async function indexWith(threads: string): Promise<Record<string, string>> {
+    const { root, cleanup } = makeTmpRoot();
+    cleanups.push(() => {
+      forgetTopicIndex(root);
+      cleanup();
+    });
+    await writeTopic(root, { id: 'topic-corpus', title: 'Corpus', body: '# Corpus', files: corpus() });
+    process.env.TKOMA_REF_CHUNK_THREADS = threads;
+    const report = await syncIndex(root, { topicIds: ['topic-corpus'] });
+    expect(report.topics['topic-corpus']!.chunks).toBeGreaterThan(FIXTURES.length * 3);
+    return indexBytes(root);
+  }
+
+  it('cuts files on the threads it starts, into the chunks this thread would cut', async () => {
+    process.env.TKOMA_REF_CHUNK_THREADS = '3';
+    const pool = startChunkPool(FIXTURES.map((f) => f.path));
+    try {
+      expect(pool.threads).toBe(2);
+      const pending = FIXTURES.map((fx) => pool.chunk(fx.path, fx.code));
+      pool.flush();
+      const threaded = await Promise.all(pending);
+      expect(pool.answered).toBe(FIXTURES.length);
+      for (const [i, fx] of FIXTURES.entries()) expect(threaded[i]).toEqual(await chunkFile(fx.path, fx.code));
+    } finally {
+      await pool.close();
+    }
+  });
+
+  it('writes the same index, byte for byte, as chunking every file in this thread', async () => {
+    const inline = await indexWith('1');
+    const threaded = await indexWith('3');
+    expect(Object.keys(threaded).sort()).toEqual(['files', 'lex', 'rec', 'txt']);
+    expect(threaded).toEqual(inline);
+  });
+});
