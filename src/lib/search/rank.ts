@@ -99,10 +99,11 @@ export async function rankChunks(
       const c = o.index.chunks.get(cid);
       return c !== undefined && !obsolete.has(c.path);
     };
-    const note = (cid: string): string => {
+    // `chunk`: the caller's lookup of cid, when it made one (a lookup parses the id each time).
+    const note = (cid: string, chunk?: StoredChunk): string => {
       const key = `${front.id}\u0000${cid}`;
       if (!candidates.has(key)) {
-        const c = o.index.chunks.get(cid)!;
+        const c = chunk ?? o.index.chunks.get(cid)!;
         refs.set(key, { opened: o, chunk: c });
         candidates.set(key, {
           key,
@@ -124,7 +125,8 @@ export async function rankChunks(
       // needed to drop obsolete files.
       const filter = obsolete.size > 0 ? usable : undefined;
       for (const h of await lexicalSearch(o.index, question, n, filter)) {
-        if (o.index.chunks.has(h.id)) lexical.push({ key: note(h.id), score: h.score });
+        const c = o.index.chunks.get(h.id);
+        if (c) lexical.push({ key: note(h.id, c), score: h.score });
       }
     }
     if (mode !== 'lexical' && qvec && embedder && o.index.ann?.key === embedder.key) {
