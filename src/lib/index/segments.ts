@@ -70,7 +70,7 @@ export function forgetSegments(root: string, topic?: string): void {
  * the BM25 segment of exactly these chunks in this order when the caller built it as it went.
  */
 export async function writeSegment(root: string, topic: string, gen: number, chunks: readonly ChunkRecord[], built?: Bm25Segment): Promise<Segment> {
-  const { buildSegment, encodeSegment } = await import('./bm25/index.js');
+  const { buildSegment, encodeSegmentParts } = await import('./bm25/index.js');
   const records: StoredChunk[] = [];
   let off = 0;
   for (const c of chunks) {
@@ -79,18 +79,37 @@ export async function writeSegment(root: string, topic: string, gen: number, chu
     records.push({ ...rest, seg: gen, off, len });
     off += len;
   }
-  // One buffer written in place: a buffer per chunk and then their concatenation held the
-  // texts twice at the peak of a create's memory.
-  const txt = Buffer.allocUnsafe(off);
-  for (let i = 0; i < chunks.length; i++) txt.write(chunks[i]!.text, records[i]!.off, 'utf8');
   const lex = built ?? buildSegment(chunks.map((c) => lexicalDocOf(c, c.text)));
-  await writeFileAtomic(segmentFile(root, topic, gen, 'txt'), txt);
+  await writeFileAtomic(segmentFile(root, topic, gen, 'txt'), utf8Pieces(chunks, records));
   const recordBytes = encodeRecords(gen, records);
   await writeFileAtomic(segmentFile(root, topic, gen, 'rec'), recordBytes);
-  await writeFileAtomic(segmentFile(root, topic, gen, 'lex'), encodeSegment(lex));
+  await writeFileAtomic(segmentFile(root, topic, gen, 'lex'), encodeSegmentParts(lex));
   const seg = { gen, records: SegmentRecords.decode(gen, Buffer.from(recordBytes.buffer, recordBytes.byteOffset, recordBytes.byteLength))!, lex };
   remember(root, topic, seg);
   return seg;
+}
+
+/** Bytes of the text buffer the writer fills and reuses. */
+const TEXT_PIECE = 1 << 20;
+
+/**
+ * The chunks' texts as UTF-8, back to back, in pieces of at most TEXT_PIECE bytes from one reused
+ * buffer (a text longer than that is a piece of its own). The texts as one buffer were, next to
+ * the same texts as strings, the largest single allocation of a create at its peak.
+ */
+function* utf8Pieces(chunks: readonly ChunkRecord[], records: readonly StoredChunk[]): Generator<Uint8Array> {
+  const buf = Buffer.allocUnsafe(TEXT_PIECE);
+  let used = 0;
+  for (let i = 0; i < chunks.length; i++) {
+    const len = records[i]!.len;
+    if (used + len > TEXT_PIECE && used > 0) {
+      yield buf.subarray(0, used); // written before the generator resumes, so the buffer is free again
+      used = 0;
+    }
+    if (len > TEXT_PIECE) yield Buffer.from(chunks[i]!.text, 'utf8');
+    else used += buf.write(chunks[i]!.text, used, 'utf8');
+  }
+  if (used > 0) yield buf.subarray(0, used);
 }
 
 const idDigestOf = (p: { text: string; offsets: Uint32Array }): Buffer => digestIds(p.text, p.offsets);
@@ -150,8 +169,8 @@ export async function loadSegment(root: string, topic: string, gen: number): Pro
 
 /** Rewrites a segment's lexical file (after loadSegment rebuilt it). */
 export async function saveSegmentLex(root: string, topic: string, segment: Segment): Promise<void> {
-  const { encodeSegment } = await import('./bm25/index.js');
-  await writeFileAtomic(segmentFile(root, topic, segment.gen, 'lex'), encodeSegment(segment.lex));
+  const { encodeSegmentParts } = await import('./bm25/index.js');
+  await writeFileAtomic(segmentFile(root, topic, segment.gen, 'lex'), encodeSegmentParts(segment.lex));
   remember(root, topic, segment);
 }
 

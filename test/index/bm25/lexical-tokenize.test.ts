@@ -144,3 +144,12 @@ describe('processTerm', () => {
     expect(want).toContain('config');
   });
 });
+
+describe('the term processor without its memo', () => {
+  it('gives what the memoised one gives, asked once or many times', () => {
+    const once = createTermProcessor(undefined, { memo: false });
+    const words = tokenize('Running runners ran the parseConfig of HTTP2 servers; the THE a x 42 ééé Überlänge running');
+    for (let round = 0; round < 3; round++) expect(words.map(once)).toEqual(words.map(processTerm));
+    fc.assert(fc.property(fc.string(), (w) => once(w) === processTerm(w)));
+  });
+});

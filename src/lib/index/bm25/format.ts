@@ -74,6 +74,30 @@ function put(out: Uint8Array, view: DataView, at: number, arr: Typed): void {
 }
 
 export function encodeSegment(seg: Bm25Segment): Uint8Array {
+  const parts = encodeSegmentParts(seg);
+  const out = new Uint8Array(parts.reduce((n, p) => n + p.byteLength, 0));
+  let at = 0;
+  for (const p of parts) {
+    out.set(p, at);
+    at += p.byteLength;
+  }
+  return out;
+}
+
+/** `arr`'s bytes, little-endian: a view of it on a little-endian host, else a converted copy. */
+function littleEndianBytes(arr: Uint32Array | Float32Array): Uint8Array {
+  if (LITTLE_ENDIAN) return new Uint8Array(arr.buffer, arr.byteOffset, arr.byteLength);
+  const out = new Uint8Array(arr.byteLength);
+  put(out, new DataView(out.buffer), 0, arr);
+  return out;
+}
+
+/**
+ * encodeSegment's bytes in pieces, back to back: the posting arrays, most of a segment, are views
+ * of the segment's own arrays, so writing the pieces one after another never holds a second copy
+ * of them (a whole encoded segment was a fifth of a large create's external memory at its peak).
+ */
+export function encodeSegmentParts(seg: Bm25Segment): Uint8Array[] {
   const s = segmentData(seg);
   const joinedIds = s.idText;
   // Offsets are UTF-16 units of the decoded text: a lone surrogate would not survive UTF-8.
@@ -85,22 +109,28 @@ export function encodeSegment(seg: Bm25Segment): Uint8Array {
   const termBytes = enc.encode(s.terms);
   const postings = s.postDocs.length;
   const L = layout(s.docCount, s.termCount, postings, s.fieldWeights.length, idBytes.length, termBytes.length);
-  const out = new Uint8Array(L.total);
-  const view = new DataView(out.buffer);
-  for (let i = 0; i < MAGIC.length; i++) out[i] = MAGIC.charCodeAt(i);
+  // Everything before the postings, padding included, in one small buffer.
+  const head = new Uint8Array(L.postDocs);
+  const view = new DataView(head.buffer);
+  for (let i = 0; i < MAGIC.length; i++) head[i] = MAGIC.charCodeAt(i);
   const header = [BM25_FORMAT_VERSION, s.docCount, s.termCount, postings, s.fieldWeights.length,
     idBytes.length, joinedIds.length, termBytes.length, s.terms.length, L.total];
   header.forEach((v, i) => view.setUint32(8 + 4 * i, v, true));
-  put(out, view, L.weights, s.fieldWeights);
-  put(out, view, L.docLen, s.docLen);
-  put(out, view, L.idOffsets, s.idOffsets);
-  put(out, view, L.termOffsets, s.termOffsets);
-  put(out, view, L.postStart, s.postStart);
-  put(out, view, L.postDocs, s.postDocs);
-  put(out, view, L.postTf, s.postTf);
-  out.set(idBytes, L.ids);
-  out.set(termBytes, L.terms);
-  return out;
+  put(head, view, L.weights, s.fieldWeights);
+  put(head, view, L.docLen, s.docLen);
+  put(head, view, L.idOffsets, s.idOffsets);
+  put(head, view, L.termOffsets, s.termOffsets);
+  put(head, view, L.postStart, s.postStart);
+  const zeros = (n: number): Uint8Array => new Uint8Array(n);
+  return [
+    head,
+    littleEndianBytes(s.postDocs),
+    zeros(L.postTf - (L.postDocs + 4 * postings)),
+    littleEndianBytes(s.postTf),
+    zeros(L.ids - (L.postTf + 4 * postings)),
+    idBytes,
+    termBytes,
+  ].filter((part) => part.byteLength > 0);
 }
 
 function damaged(message: string, details: Record<string, unknown> = {}): TkomaError {

@@ -5,7 +5,7 @@
  * is and which docs are live. Design notes: DESIGN.md next to this file.
  */
 export { buildSegment, DEFAULT_BUILD, SegmentBuilder, type Bm25BuildParams, type Bm25Doc, type Bm25Segment } from './segment.js';
-export { BM25_FORMAT_VERSION, decodeSegment, encodeSegment } from './format.js';
+export { BM25_FORMAT_VERSION, decodeSegment, encodeSegment, encodeSegmentParts } from './format.js';
 export {
   type Bm25Hit,
   type Bm25QueryParams,

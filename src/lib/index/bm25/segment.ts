@@ -4,7 +4,7 @@
  * linear and cheap; format.ts stores exactly these arrays, query.ts queries them.
  */
 import { TkomaError } from '../../errors.js';
-import { processTerm, tokenize } from './tokenize.js';
+import { processTermUnmemoised, tokenize } from './tokenize.js';
 
 export interface Bm25Doc {
   id: string;
@@ -178,7 +178,7 @@ class Vocabulary {
     for (const raw of tokenize(text)) {
       let t = this.raw.get(raw);
       if (t === undefined) {
-        const term = processTerm(raw);
+        const term = processTermUnmemoised(raw);
         if (term === null) t = -1;
         else {
           t = this.ids.get(term);

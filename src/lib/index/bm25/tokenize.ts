@@ -132,12 +132,12 @@ export function createTokenizer(options: TokenizerOptions = DEFAULT_TOKENIZER): 
   };
 }
 
-export function createTermProcessor(options: TermOptions = DEFAULT_TERMS): (term: string) => string | null {
+export function createTermProcessor(options: TermOptions = DEFAULT_TERMS, { memo = true } = {}): (term: string) => string | null {
   const { stopWords, stem, minLength } = options;
   // Stemming dominates indexing time and vocabularies are small: memoise (bounded).
   const cache = new Map<string, string | null>();
   return (term: string): string | null => {
-    const cached = cache.get(term);
+    const cached = memo ? cache.get(term) : undefined;
     if (cached !== undefined) return cached;
     let out: string | null = term.toLowerCase();
     if (out.length > MAX_TERM_LENGTH) out = null;
@@ -145,6 +145,7 @@ export function createTermProcessor(options: TermOptions = DEFAULT_TERMS): (term
     else if (stopWords && STOP_WORDS.has(out)) out = null;
     // Porter only knows English letters; identifiers with digits or other scripts stay as they are.
     else if (stem && /^[a-z]+$/.test(out)) out = stemmer(out);
+    if (!memo) return out;
     if (cache.size > 200_000) cache.clear();
     cache.set(term, out);
     return out;
@@ -156,3 +157,10 @@ export const tokenize: (text: string) => string[] = createTokenizer(DEFAULT_TOKE
 
 /** Normalises one raw token into an index term, or null to drop it. */
 export const processTerm: (term: string) => string | null = createTermProcessor(DEFAULT_TERMS);
+
+/**
+ * processTerm without the memo, for a segment build: the build's vocabulary already asks once per
+ * distinct raw token, so the memo saved nothing there and kept every term of a create (~60k
+ * strings and their map at SciFact scale) alive after the build.
+ */
+export const processTermUnmemoised: (term: string) => string | null = createTermProcessor(DEFAULT_TERMS, { memo: false });
