@@ -7,10 +7,10 @@
  * whose lexical part is damaged is rebuilt from its texts; damaged records mean re-chunking the
  * topic's files.
  */
-import { type Stats, statSync } from 'node:fs';
 import { readdir, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 
+import { statOrNull } from '../file-memo.js';
 import { AnnIndex } from './ann.js';
 import { isRecord, readJsonSafe, topicIndexDir, writeJsonAtomic } from './layout.js';
 import type { FileEntry } from './scan.js';
@@ -101,13 +101,6 @@ export async function loadHeadForReading(root: string, id: string): Promise<Topi
   return head;
 }
 
-function statOrNull(file: string): Stats | null {
-  try {
-    return statSync(file, { throwIfNoEntry: false }) ?? null;
-  } catch {
-    return null;
-  }
-}
 
 /**
  * The head just written is what loadHeadForReading would parse next: hand it over instead (a

@@ -14,7 +14,7 @@ import { MANIFEST_FILE } from '../store/topic-files.js';
 import { type ChunkSpan, type HitContext, type LineRange, sectionRange, widenByLines } from './context.js';
 import { ChunkCache } from './chunk-cache.js';
 import { DuplicateIndex } from './duplicates.js';
-import { FileMemo } from './file-memo.js';
+import { FileMemo } from '../file-memo.js';
 import type { FusedHit } from './fusion.js';
 import type { ChunkRef, Opened } from './rank.js';
 import type { ReferenceHit } from './search.js';

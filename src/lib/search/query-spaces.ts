@@ -6,7 +6,7 @@ import { join } from 'node:path';
 
 import type { Embedder } from '../embedding/types.js';
 import type { RootConfig } from '../store/config.js';
-import { FileMemo } from './file-memo.js';
+import { FileMemo } from '../file-memo.js';
 import type { ReferenceSearchRequest } from './search.js';
 
 export interface QuerySpaces {

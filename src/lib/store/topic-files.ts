@@ -3,12 +3,13 @@
  * and `.tkoma-files.jsonl`, the tracked per-file metadata (source, role, size, hash, fetched_at)
  * that the seeds keep in a database. Writes go through temp file + rename.
  */
-import { existsSync, readdirSync, type Stats, statSync } from 'node:fs';
+import { existsSync, readdirSync, type Stats } from 'node:fs';
 import { readFile, rename, writeFile } from 'node:fs/promises';
 import { isAbsolute, join, posix, relative, resolve, sep } from 'node:path';
 
 import type { Role } from '../chunking/types.js';
 import { TkomaError } from '../errors.js';
+import { statOrNull } from '../file-memo.js';
 import { isSafeRelPath } from '../safety/paths.js';
 import { parseTopicMd, serializeTopicMd } from './frontmatter.js';
 import { isValidTopicId, type TopicFront } from './model.js';
@@ -80,12 +81,7 @@ export async function readTopic(root: string, id: string): Promise<LoadedTopic> 
   // Unchanged since the last read (same inode, size and mtime): no need to read it again. The stat
   // is synchronous: a warm server does this for every answer, and a thread-pool round trip cost
   // more than the stat on a busy machine.
-  let st: Stats | null;
-  try {
-    st = statSync(file, { throwIfNoEntry: false }) ?? null;
-  } catch {
-    st = null;
-  }
+  const st = statOrNull(file);
   const hit = parsed.get(file);
   if (st && hit && hit.ino === st.ino && hit.size === st.size && hit.mtimeMs === st.mtimeMs && hit.front.id === id) {
     return { front: copyFront(hit.front), body: hit.body, dir };

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 
 import { afterEach, describe, expect, it } from 'vitest';
 
-import { FileMemo } from '../../src/lib/search/file-memo.js';
+import { FileMemo } from '../src/lib/file-memo.js';
 
 describe('FileMemo', () => {
   const dirs: string[] = [];
