@@ -4,10 +4,10 @@
  * by create and refresh beside the manifest, committed with it, and reserved like it: never
  * indexed, never taken by a fetched file. `get` on a path listed here answers SKIPPED.
  */
-import { readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
-import { isSafeRelPath } from '../safety/paths.js';
+import { pathRecordsText, readPathRecords } from './path-records.js';
 
 export const SKIPPED_FILE = '.tkoma-skipped.jsonl';
 
@@ -19,24 +19,8 @@ export interface SkippedRecord {
   bytes?: number;
 }
 
-export async function readSkipped(dir: string): Promise<SkippedRecord[]> {
-  let text: string;
-  try {
-    text = await readFile(join(dir, SKIPPED_FILE), 'utf8');
-  } catch {
-    return [];
-  }
-  const out: SkippedRecord[] = [];
-  for (const line of text.split('\n')) {
-    if (!line.trim()) continue;
-    try {
-      const rec = JSON.parse(line) as SkippedRecord;
-      if (rec && typeof rec.path === 'string' && typeof rec.reason === 'string' && isSafeRelPath(rec.path)) out.push(rec);
-    } catch {
-      // a hand-damaged line loses only that entry
-    }
-  }
-  return out;
+export function readSkipped(dir: string): Promise<SkippedRecord[]> {
+  return readPathRecords<SkippedRecord>(join(dir, SKIPPED_FILE), (rec) => typeof rec.reason === 'string');
 }
 
 /** Writes the records sorted by path (temp file + rename); with none, the file is removed. */
@@ -46,8 +30,7 @@ export async function writeSkipped(dir: string, records: readonly SkippedRecord[
     await rm(file, { force: true });
     return;
   }
-  const sorted = [...records].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   const tmp = `${file}.tmp-${process.pid}-${Date.now()}`;
-  await writeFile(tmp, sorted.map((r) => JSON.stringify({ path: r.path, reason: r.reason, source: r.source, ...(r.bytes !== undefined ? { bytes: r.bytes } : {}) })).join('\n') + '\n');
+  await writeFile(tmp, pathRecordsText(records, (r) => ({ path: r.path, reason: r.reason, source: r.source, ...(r.bytes !== undefined ? { bytes: r.bytes } : {}) })));
   await rename(tmp, file);
 }

@@ -10,8 +10,8 @@ import { isAbsolute, join, posix, relative, resolve, sep } from 'node:path';
 import type { Role } from '../chunking/types.js';
 import { TkomaError } from '../errors.js';
 import { statOrNull } from '../file-memo.js';
-import { isSafeRelPath } from '../safety/paths.js';
 import { parseTopicMd, serializeTopicMd } from './frontmatter.js';
+import { parsePathRecord, pathRecordsText, readPathRecords } from './path-records.js';
 import { isValidTopicId, type TopicFront } from './model.js';
 import { referencesDir } from './root.js';
 import { SKIPPED_FILE } from './skipped.js';
@@ -203,37 +203,17 @@ export async function writeTopic(dir: string, front: TopicFront, body: string): 
   await writeAtomic(join(dir, TOPIC_FILE), renderTopicMd(front, body));
 }
 
-export async function readManifest(dir: string): Promise<FileRecord[]> {
-  let text: string;
-  try {
-    text = await readFile(join(dir, MANIFEST_FILE), 'utf8');
-  } catch {
-    return [];
-  }
-  const out: FileRecord[] = [];
-  for (const line of text.split('\n')) {
-    const rec = parseManifestLine(line);
-    if (rec) out.push(rec);
-  }
-  return out;
+export function readManifest(dir: string): Promise<FileRecord[]> {
+  return readPathRecords<FileRecord>(join(dir, MANIFEST_FILE));
 }
 
 /** One manifest line as a record, or null for a blank, damaged or unsafe line. */
 export function parseManifestLine(line: string): FileRecord | null {
-  if (!line.trim()) return null;
-  try {
-    const rec = JSON.parse(line) as FileRecord;
-    // Paths here drive deletes and copies on refresh: one that could leave the folder is dropped.
-    if (rec && typeof rec === 'object' && typeof rec.path === 'string' && isSafeRelPath(rec.path)) return rec;
-  } catch {
-    // A hand-damaged line loses only that file's metadata; the file itself is still indexed.
-  }
-  return null;
+  return parsePathRecord<FileRecord>(line);
 }
 
 export async function writeManifest(dir: string, records: FileRecord[]): Promise<void> {
-  const sorted = [...records].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
-  await writeAtomic(join(dir, MANIFEST_FILE), sorted.map((r) => JSON.stringify(r)).join('\n') + (sorted.length ? '\n' : ''));
+  await writeAtomic(join(dir, MANIFEST_FILE), pathRecordsText(records));
 }
 
 /**
