@@ -15,7 +15,7 @@ import { compactSegments } from './compact.js';
 import { INDEX_FORMAT, indexDir, readMeta, topicsIndexDir, writeMeta } from './layout.js';
 import { withIndexLock } from '../lock.js';
 import { syncNotes } from './notes/index.js';
-import { chunkIdsOf, diffByStat, hashFile, listTopicFiles, looksBinary, MAX_INDEXED_BYTES, sameFilesByStat, sha256Hex, type FileEntry } from './scan.js';
+import { chunkIdsOf, diffByStat, filesUnchanged, hashFile, listTopicFiles, looksBinary, MAX_INDEXED_BYTES, sha256Hex, type FileEntry } from './scan.js';
 import { saveSegmentLex, writeSegment } from './segments.js';
 import {
   emptyHead,
@@ -356,7 +356,7 @@ export async function lexicallyCurrent(root: string, topicIds: string[]): Promis
   for (const id of topicIds) {
     const head = await loadHeadForReading(root, id);
     if (!head) return false;
-    if (!sameFilesByStat(join(referencesDir(root), id), head.files)) return false;
+    if (!(await filesUnchanged(join(referencesDir(root), id), head.files))) return false;
     // A file left out as too large that a raised `limits.max_file_bytes` now admits.
     for (const entry of Object.values(head.files)) {
       if (entry.skipped !== 'too-large') continue;
