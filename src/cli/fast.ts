@@ -4,7 +4,7 @@
  * plain specs the oclif command is built from; anything unusual (help, an unknown or repeated
  * flag, a value out of range) is left to oclif, so usage errors and help read exactly as before.
  */
-import { homedir } from 'node:os';
+import { availableParallelism, homedir, loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 
@@ -91,6 +91,10 @@ export async function runFast(argv: readonly string[]): Promise<boolean> {
 async function prefetchTopicWalk(flags: ParsedArgv['flags']): Promise<void> {
   const topic = flags.topic;
   if (typeof topic !== 'string' || !/^[a-z0-9][a-z0-9._-]*$/.test(topic) || flags.input !== undefined || flags.all === true) return;
+  // Only with about a core to spare (the run queue, this process included, leaves one idle): when
+  // every core is busy, a second thread and its start-up only compete with this one, and the
+  // walk costs less done here.
+  if (loadavg()[0] >= availableParallelism() - 0.5) return;
   let root: string;
   try {
     // resolveRootPath's rule (store/root.ts), without loading that module's imports here.

@@ -52,8 +52,9 @@ export async function runSearch(f: SearchFlags, question: string | undefined): P
     mode: (f.mode ?? raw.mode) as SearchMode | undefined,
   };
   // A running `serve`/`watch` answers from memory with the same JSON; otherwise work here.
-  const { tryServer } = await import('../lib/serve/client.js');
-  const served = f.server ? ((await tryServer(root, 'search', req, { onFallback: debugFallback })) as ReferenceSearchResult | undefined) : undefined;
+  // --no-server does not load the client at all.
+  const tryServer = f.server ? (await import('../lib/serve/client.js')).tryServer : null;
+  const served = tryServer ? ((await tryServer(root, 'search', req, { onFallback: debugFallback })) as ReferenceSearchResult | undefined) : undefined;
   const result = served ?? (await (await import('../lib/search/search.js')).searchReferences(root, req));
   if (!f.json) {
     const line = vectorLine(result);
