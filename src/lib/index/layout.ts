@@ -16,6 +16,7 @@
  * .tkoma/index.lock/                     cross-process lock (outside index/ so rebuild keeps it; lock.ts)
  * ```
  */
+import { readFileSync } from 'node:fs';
 import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 
@@ -76,6 +77,22 @@ export async function readJsonSafe<T>(file: string, valid: (v: unknown) => v is 
   let text: string;
   try {
     text = await readFile(file, 'utf8');
+  } catch {
+    return null;
+  }
+  try {
+    const value: unknown = JSON.parse(text);
+    return valid(value) ? value : null;
+  } catch {
+    return null;
+  }
+}
+
+/** readJsonSafe, read synchronously (a file the caller waits for anyway: see segments.ts readOrNull). */
+export function readJsonSafeSync<T>(file: string, valid: (v: unknown) => v is T): T | null {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
   } catch {
     return null;
   }

@@ -9,7 +9,7 @@
  * all of it, cost more than the search itself. Bytes are searched natively; UTF-8 never encodes
  * a newline inside a character, so a line decoded alone reads exactly as it does in the whole.
  */
-import { readFile } from 'node:fs/promises';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 import { type FileRecord, MANIFEST_FILE, parseManifestLine } from './topic-files.js';
@@ -28,7 +28,13 @@ export class ManifestLookup {
   }
 
   static async read(dir: string): Promise<ManifestLookup> {
-    const bytes = await readFile(join(dir, MANIFEST_FILE)).catch(() => Buffer.alloc(0));
+    // Synchronous: the caller waits for it, and 1.5 MB through the thread pool is several round trips.
+    let bytes: Buffer;
+    try {
+      bytes = readFileSync(join(dir, MANIFEST_FILE));
+    } catch {
+      bytes = Buffer.alloc(0);
+    }
     return new ManifestLookup(bytes);
   }
 
