@@ -3,7 +3,7 @@
  * anything else. Apart from sync.ts (which writes) so that a search whose files did not move
  * never loads the writing side.
  */
-import { lstat } from 'node:fs/promises';
+import { lstatSync, type Stats } from 'node:fs';
 import { join } from 'node:path';
 
 import { referencesDir } from '../store/root.js';
@@ -48,9 +48,17 @@ export async function lexicallyCurrent(root: string, topicIds: string[]): Promis
       cap ??= await indexCap(root);
       if (entry.size <= cap) return false;
     }
-    const st = await lstat(join(referencesDir(root), id, 'topic.md')).catch(() => null);
+    const st = lstatOrNull(join(referencesDir(root), id, 'topic.md'));
     const n = notes.topics[id];
     if (!st || !n || n.size !== st.size || n.mtimeMs !== st.mtimeMs) return false;
   }
   return true;
+}
+
+function lstatOrNull(path: string): Stats | null {
+  try {
+    return lstatSync(path, { throwIfNoEntry: false }) ?? null;
+  } catch {
+    return null;
+  }
 }

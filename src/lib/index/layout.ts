@@ -122,7 +122,8 @@ function isMeta(v: unknown): v is IndexMeta {
 
 /** null when missing or unreadable; a readable meta of another format still says so. */
 export async function readMeta(root: string): Promise<IndexMeta | null> {
-  const meta = await readJsonSafe(metaFile(root), isMeta);
+  // A few bytes every search reads first: a thread-pool round trip cost more than the read.
+  const meta = readJsonSafeSync(metaFile(root), isMeta);
   if (!meta) return null;
   return {
     format: meta.format,
