@@ -4,11 +4,13 @@
  * plain specs the oclif command is built from; anything unusual (help, an unknown or repeated
  * flag, a value out of range) is left to oclif, so usage errors and help read exactly as before.
  */
+import { availableParallelism, homedir, loadavg } from 'node:os';
+import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 
-import { envFlagOr } from '../lib/settings.js';
+import { envFlagOr, envSetting } from '../lib/settings.js';
 
-import { BASE_FLAG_SPECS, type CommandSpec, type FlagSpec } from './spec.js';
+import { BASE_FLAG_SPECS, type CommandSpec, type FlagSpec, SEARCH_SPEC } from './spec.js';
 
 export interface ParsedArgv {
   flags: Record<string, string | number | boolean | undefined>;
@@ -66,9 +68,10 @@ const FAST_COMMANDS: ReadonlySet<string> = new Set(['search', 'mcp']);
 export async function runFast(argv: readonly string[]): Promise<boolean> {
   if (!FAST_COMMANDS.has(argv[0] ?? '') || envFlagOr('noFastPath', true)) return false;
   if (argv[0] === 'mcp') return runMcpFast(argv.slice(1));
-  const { renderSearch, runSearch, SEARCH_SPEC } = await import('./searching.js');
   const parsed = parseBySpec(SEARCH_SPEC, argv.slice(1));
   if (!parsed) return false;
+  await prefetchTopicWalk(parsed.flags);
+  const { renderSearch, runSearch } = await import('./searching.js');
   const { emitFailure, emitResult } = await import('./output.js');
   const json = parsed.flags.json === true;
   try {
@@ -78,6 +81,31 @@ export async function runFast(argv: readonly string[]): Promise<boolean> {
     emitFailure(err, json);
   }
   return true;
+}
+
+/**
+ * Starts the walk of the searched topic's folder on a worker thread (lib/index/walk-prefetch.ts)
+ * while this thread loads the search code. Only for the plain case, a topic id given by flag:
+ * the folder guessed here is the one the freshness check asks about, or the listing goes unused.
+ */
+async function prefetchTopicWalk(flags: ParsedArgv['flags']): Promise<void> {
+  const topic = flags.topic;
+  if (typeof topic !== 'string' || !/^[a-z0-9][a-z0-9._-]*$/.test(topic) || flags.input !== undefined || flags.all === true) return;
+  // Only with about a core to spare (the run queue, this process included, leaves one idle): when
+  // every core is busy, a second thread and its start-up only compete with this one, and the
+  // walk costs less done here.
+  if (loadavg()[0] >= availableParallelism() - 0.5) return;
+  let root: string;
+  try {
+    // resolveRootPath's rule (store/root.ts), without loading that module's imports here.
+    const flag = typeof flags.root === 'string' ? flags.root : undefined;
+    const fromEnv = envSetting('root');
+    root = flag ? resolve(flag) : fromEnv ? resolve(fromEnv) : join(process.env.XDG_DATA_HOME || join(homedir(), '.local', 'share'), 'tkoma-ref');
+  } catch {
+    return; // a malformed setting: the command itself reports it
+  }
+  const { prefetchWalk } = await import('../lib/index/walk-prefetch.js');
+  prefetchWalk(join(root, 'references', topic));
 }
 
 async function runMcpFast(argv: readonly string[]): Promise<boolean> {

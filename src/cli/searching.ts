@@ -9,35 +9,8 @@ import { envFlagOr } from '../lib/settings.js';
 import { requireRoot, resolveRootPath } from '../lib/store/root.js';
 import { assignDefined, readInput } from './output.js';
 import { paint } from './render.js';
-import { type CommandSpec, EMBEDDER_FLAG_SPEC, INPUT_FLAG_SPEC } from './spec.js';
 
-export const SEARCH_SPEC = {
-  args: [{ name: 'question', description: 'The question' }],
-  flags: {
-    input: INPUT_FLAG_SPEC,
-    topic: { type: 'string', description: 'Search this topic.' },
-    all: { type: 'boolean', description: 'Search every non-obsolete topic at once.', default: false },
-    limit: { type: 'integer', description: 'Most hits to return.', default: 10, min: 1, max: 200 },
-    'max-chars': { type: 'integer', description: 'Snippet size in characters.', min: 50, max: 20000 },
-    explain: { type: 'boolean', description: 'Show how each score was made.', default: false },
-    context: {
-      type: 'string',
-      description: 'Widen each hit: N more lines above and below (0-400), or "section" for its enclosing section (docs) or symbol (code); snippets then default to 8000 characters.',
-    },
-    mode: {
-      type: 'string',
-      description: 'Ranked lists to use: both fused (hybrid), BM25 only, or vectors only.',
-      options: ['hybrid', 'lexical', 'vector'],
-    },
-    embedder: EMBEDDER_FLAG_SPEC,
-    server: {
-      type: 'boolean',
-      description: 'Ask a running `serve`/`watch` process (default); --no-server always works in this process (also TKOMA_REF_NO_SERVER=1).',
-      default: true,
-      allowNo: true,
-    },
-  },
-} as const satisfies CommandSpec;
+export { SEARCH_SPEC } from './spec.js';
 
 export interface SearchFlags {
   json?: boolean;
@@ -79,8 +52,9 @@ export async function runSearch(f: SearchFlags, question: string | undefined): P
     mode: (f.mode ?? raw.mode) as SearchMode | undefined,
   };
   // A running `serve`/`watch` answers from memory with the same JSON; otherwise work here.
-  const { tryServer } = await import('../lib/serve/client.js');
-  const served = f.server ? ((await tryServer(root, 'search', req, { onFallback: debugFallback })) as ReferenceSearchResult | undefined) : undefined;
+  // --no-server does not load the client at all.
+  const tryServer = f.server ? (await import('../lib/serve/client.js')).tryServer : null;
+  const served = tryServer ? ((await tryServer(root, 'search', req, { onFallback: debugFallback })) as ReferenceSearchResult | undefined) : undefined;
   const result = served ?? (await (await import('../lib/search/search.js')).searchReferences(root, req));
   if (!f.json) {
     const line = vectorLine(result);

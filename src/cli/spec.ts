@@ -28,3 +28,32 @@ export const EMBEDDER_FLAG_SPEC = {
   type: 'string',
   description: 'Embedder: auto | transformers | use-lite | ollama | openai | none (default: recorded choice).',
 } as const satisfies FlagSpec;
+
+/** `search`: here rather than in searching.ts so the start-up fast path can parse before loading the search code. */
+export const SEARCH_SPEC = {
+  args: [{ name: 'question', description: 'The question' }],
+  flags: {
+    input: INPUT_FLAG_SPEC,
+    topic: { type: 'string', description: 'Search this topic.' },
+    all: { type: 'boolean', description: 'Search every non-obsolete topic at once.', default: false },
+    limit: { type: 'integer', description: 'Most hits to return.', default: 10, min: 1, max: 200 },
+    'max-chars': { type: 'integer', description: 'Snippet size in characters.', min: 50, max: 20000 },
+    explain: { type: 'boolean', description: 'Show how each score was made.', default: false },
+    context: {
+      type: 'string',
+      description: 'Widen each hit: N more lines above and below (0-400), or "section" for its enclosing section (docs) or symbol (code); snippets then default to 8000 characters.',
+    },
+    mode: {
+      type: 'string',
+      description: 'Ranked lists to use: both fused (hybrid), BM25 only, or vectors only.',
+      options: ['hybrid', 'lexical', 'vector'],
+    },
+    embedder: EMBEDDER_FLAG_SPEC,
+    server: {
+      type: 'boolean',
+      description: 'Ask a running `serve`/`watch` process (default); --no-server always works in this process (also TKOMA_REF_NO_SERVER=1).',
+      default: true,
+      allowNo: true,
+    },
+  },
+} as const satisfies CommandSpec;

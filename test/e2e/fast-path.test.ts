@@ -4,7 +4,7 @@
  * oclif so usage errors and help stay as they were.
  */
 import { spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -87,6 +87,21 @@ describe('search fast path, end to end', () => {
     const slow = await cli(['search', 'x', '--json'], { root: join(tmp.path, 'nowhere'), env: { TKOMA_REF_NO_FAST_PATH: '1' } });
     expect((r.json as { error: { code: string } }).error.code).toBe('ROOT_NOT_INITIALISED');
     expect([r.code, r.stdout]).toEqual([slow.code, slow.stdout]);
+  });
+
+  // The fast path lists the topic's files on a worker thread while it loads: the listing must
+  // still show every hand edit made before the command.
+  it('the next cold search sees a same-size edit, a new file and a removed file', async () => {
+    const dir = join(root, 'references', 'topic-gadgets');
+    const readme = join(dir, 'README.md');
+    writeFileSync(readme, readFileSync(readme, 'utf8').replace('twice', 'quick'));
+    utimesSync(readme, new Date(3_000_000), new Date(3_000_000));
+    writeFileSync(join(dir, 'src', 'polish.py'), 'def polish(sprocket):\n    """Buff a sprocket to a mirror shine."""\n');
+    rmSync(join(dir, 'src', 'calibrate.py'));
+    const search = async (q: string) => (await cli(['search', q, '--topic', 'topic-gadgets', '--json', '--no-server'], { root })).json as { results: { path: string; snippet: string }[] };
+    expect((await search('installer')).results[0]!.snippet).toContain('quick');
+    expect((await search('mirror shine')).results[0]!.path).toBe('src/polish.py');
+    expect((await search('calibrate sprocket')).results.map((h) => h.path)).not.toContain('src/calibrate.py');
   });
 });
 

@@ -63,4 +63,23 @@ describe('ManifestLookup', () => {
   it('answers nothing for an empty manifest', () => {
     expect(new ManifestLookup('').get('a.ts')).toBeUndefined();
   });
+
+  it('reads the bytes of the file as the whole decoded text reads, bad UTF-8 included', () => {
+    const bad = Buffer.from([0xc3, 0x28, 0xe2, 0x82]); // an invalid pair, then a cut-off character
+    const bytes = Buffer.concat([
+      Buffer.from(JSON.stringify(rec('first.md')) + '\n'),
+      Buffer.from('{"path":"broken-'),
+      bad,
+      Buffer.from('.md","source_url":"file:///up","role":"docs","bytes":4,"sha256":"w","fetched_at":"t"}\n'),
+      bad,
+      Buffer.from('\n' + JSON.stringify(rec('after.md', { bytes: 5 })) + '\n'),
+      Buffer.from(JSON.stringify(rec('ünï.md', { bytes: 6 }))),
+    ]);
+    const whole = wholeParse(bytes.toString('utf8'));
+    const brokenPath = [...whole.keys()].find((p) => p.startsWith('broken-'))!;
+    expect(brokenPath).toContain('\ufffd');
+    for (const p of ['first.md', brokenPath, 'after.md', 'ünï.md', 'missing.md']) {
+      expect(new ManifestLookup(bytes).get(p), p).toEqual(whole.get(p));
+    }
+  });
 });

@@ -16,6 +16,7 @@
  * .tkoma/index.lock/                     cross-process lock (outside index/ so rebuild keeps it; lock.ts)
  * ```
  */
+import { readFileSync } from 'node:fs';
 import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 
@@ -87,6 +88,22 @@ export async function readJsonSafe<T>(file: string, valid: (v: unknown) => v is 
   }
 }
 
+/** readJsonSafe, read synchronously (a file the caller waits for anyway: see segments.ts readOrNull). */
+export function readJsonSafeSync<T>(file: string, valid: (v: unknown) => v is T): T | null {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch {
+    return null;
+  }
+  try {
+    const value: unknown = JSON.parse(text);
+    return valid(value) ? value : null;
+  } catch {
+    return null;
+  }
+}
+
 export function isRecord(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
@@ -105,7 +122,8 @@ function isMeta(v: unknown): v is IndexMeta {
 
 /** null when missing or unreadable; a readable meta of another format still says so. */
 export async function readMeta(root: string): Promise<IndexMeta | null> {
-  const meta = await readJsonSafe(metaFile(root), isMeta);
+  // A few bytes every search reads first: a thread-pool round trip cost more than the read.
+  const meta = readJsonSafeSync(metaFile(root), isMeta);
   if (!meta) return null;
   return {
     format: meta.format,

@@ -3,12 +3,14 @@
  * which ones need hashing and re-chunking by comparing with the stored file table.
  */
 import { createHash } from 'node:crypto';
-import { type Dirent, lstatSync, readdirSync, type Stats } from 'node:fs';
+import type { Stats } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 
 import type { Role } from '../chunking/types.js';
 import { SKIPPED_FILE } from '../store/skipped.js';
 import { MANIFEST_FILE, TOPIC_FILE } from '../store/topic-files.js';
+import { type FileListing, walkFiles } from './walk.js';
+import { takePrefetchedWalk } from './walk-prefetch.js';
 
 export interface FileStat {
   size: number;
@@ -27,18 +29,9 @@ export interface FileEntry extends FileStat {
   seg?: number;
 }
 
-/** Names never indexed at any depth: version control and our own temp files. */
-function ignoredName(name: string): boolean {
-  return name === '.git' || /\.tmp-\d+-\d+$/.test(name);
-}
-
 /**
- * Reference files of a topic folder, POSIX paths relative to it. topic.md and the manifest at
- * the top are metadata, not references. Symlinks (files or folders) are never followed: a link
- * could point anywhere on the machine.
- *
- * Synchronous on purpose: this runs before every search, and thousands of awaited lstat calls
- * cost ~0.1 ms each in promise dispatch, ten times the syscall itself.
+ * Reference files of a topic folder, POSIX paths relative to it (walk.ts walkFiles). topic.md,
+ * the manifest and the skipped list at the top are metadata, not references.
  */
 export async function listTopicFiles(dir: string): Promise<Map<string, FileStat>> {
   const out = new Map<string, FileStat>();
@@ -64,42 +57,36 @@ export function sameFilesByStat(dir: string, table: Readonly<Record<string, File
   return whole && seen === Object.keys(table).length;
 }
 
+/** Names at the top of a topic folder that are metadata, not references. */
+const METADATA = new Set([TOPIC_FILE, MANIFEST_FILE, SKIPPED_FILE]);
+
 /** Visits every reference file (see listTopicFiles); false from `visit` stops the walk and is returned. */
 function walkTopicFiles(dir: string, visit: (rel: string, st: Stats) => boolean): boolean {
-  const top = lstatOrNull(dir);
-  if (!top || !top.isDirectory()) return true;
-  const walk = (abs: string, rel: string): boolean => {
-    let entries: Dirent[];
-    try {
-      entries = readdirSync(abs, { withFileTypes: true });
-    } catch {
-      return true; // vanished or unreadable while we walked: the next sync sees it
-    }
-    for (const e of entries) {
-      if (ignoredName(e.name)) continue;
-      const relPath = rel ? `${rel}/${e.name}` : e.name;
-      // Names from readdir hold no separator: plain concatenation, not path.join's normalising.
-      const absPath = `${abs}/${e.name}`;
-      if (e.isSymbolicLink()) continue;
-      if (e.isDirectory()) {
-        if (!walk(absPath, relPath)) return false;
-      } else if (e.isFile()) {
-        if (!rel && (e.name === TOPIC_FILE || e.name === MANIFEST_FILE || e.name === SKIPPED_FILE)) continue;
-        const st = lstatOrNull(absPath);
-        if (st?.isFile() && !visit(relPath, st)) return false;
-      }
-    }
-    return true;
-  };
-  return walk(dir.length > 1 && dir.endsWith('/') ? dir.slice(0, -1) : dir, '');
+  return walkFiles(dir, (rel, st, name) => (rel === name && METADATA.has(name)) || visit(rel, st));
 }
 
-function lstatOrNull(path: string): Stats | null {
-  try {
-    return lstatSync(path, { throwIfNoEntry: false }) ?? null;
-  } catch {
-    return null;
+/**
+ * sameFilesByStat, from the listing a worker thread made at start-up when the CLI started one for
+ * this folder (walk-prefetch.ts), else by walking now.
+ */
+export async function filesUnchanged(dir: string, table: Readonly<Record<string, FileStat>>): Promise<boolean> {
+  const prefetched = takePrefetchedWalk(dir);
+  const listing = prefetched ? await prefetched : null;
+  return listing ? sameListing(listing, table) : sameFilesByStat(dir, table);
+}
+
+/** Pure: sameFilesByStat's answer for a listing of the folder (listFiles). */
+export function sameListing(listing: FileListing, table: Readonly<Record<string, FileStat>>): boolean {
+  const { paths, stats } = listing;
+  let seen = 0;
+  for (let i = 0; i < paths.length; i++) {
+    const rel = paths[i]!;
+    if (METADATA.has(rel)) continue; // only at the top: deeper paths hold a '/'
+    const known = Object.hasOwn(table, rel) ? table[rel] : undefined;
+    if (known === undefined || known.size !== stats[2 * i] || known.mtimeMs !== stats[2 * i + 1]) return false;
+    seen++;
   }
+  return seen === Object.keys(table).length;
 }
 
 export interface FileDiff {

@@ -13,8 +13,8 @@
  * parsing them with the records cost most of a cold search's time.
  */
 import { createHash } from 'node:crypto';
-import { closeSync, openSync, readSync } from 'node:fs';
-import { readFile, rm, stat } from 'node:fs/promises';
+import { closeSync, openSync, readFileSync, readSync, statSync } from 'node:fs';
+import { readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 
 import type { Chunk } from '../chunking/types.js';
@@ -114,11 +114,24 @@ function* utf8Pieces(chunks: readonly ChunkRecord[], records: readonly StoredChu
 
 const idDigestOf = (p: { text: string; offsets: Uint32Array }): Buffer => digestIds(p.text, p.offsets);
 
+/**
+ * A whole file, or null when it cannot be read. Segment files are read synchronously: the caller
+ * waits for them anyway, and the thread pool's round trips (open, stat, one per 512 KB read,
+ * close) cost a cold search more than the reads, most of all on a busy machine.
+ */
+function readOrNull(file: string): Buffer | null {
+  try {
+    return readFileSync(file);
+  } catch {
+    return null;
+  }
+}
+
 /** A segment's records, decoded lazily; null when missing or damaged. */
 async function openRecords(root: string, topic: string, gen: number): Promise<SegmentRecords | null> {
   const cached = cache.get(cacheKey(root, topic, gen));
   if (cached) return cached.records;
-  const bytes = await readFile(segmentFile(root, topic, gen, 'rec')).catch(() => null);
+  const bytes = readOrNull(segmentFile(root, topic, gen, 'rec'));
   return bytes ? SegmentRecords.decode(gen, bytes) : null;
 }
 
@@ -140,12 +153,12 @@ export async function loadSegment(root: string, topic: string, gen: number): Pro
   const records = await openRecords(root, topic, gen);
   if (!records) return null;
   // A text file of the wrong size (truncated, replaced) would serve wrong snippets: unusable.
-  const st = await stat(segmentFile(root, topic, gen, 'txt')).catch(() => null);
+  const st = statSync(segmentFile(root, topic, gen, 'txt'), { throwIfNoEntry: false });
   if (!st || st.size !== records.textBytes) return null;
   const { buildSegment, decodeSegment, DEFAULT_BUILD, segmentFieldWeights, segmentIdParts } = await import('./bm25/index.js');
   let lex: Bm25Segment | null;
   try {
-    const bytes = await readFile(segmentFile(root, topic, gen, 'lex'));
+    const bytes = readFileSync(segmentFile(root, topic, gen, 'lex'));
     lex = decodeSegment(bytes);
     // Same docs in the same order, compared by digest: building 100k id strings twice cost more.
     if (lex.docCount !== records.count || !idDigestOf(segmentIdParts(lex)).equals(records.digest)) lex = null;

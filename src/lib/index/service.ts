@@ -19,10 +19,16 @@ import type { VectorStatus } from '../vectors/status.js';
 import { embeddingCacheDir, indexDir, readMeta } from './layout.js';
 import { removeNote } from './notes/index.js';
 import { diffByStat, hashFile, listTopicFiles } from './scan.js';
-import { listIndexedTopics, syncUnlocked, type SyncOptions, type SyncReport } from './sync.js';
+import type { SyncOptions, SyncReport } from './sync.js';
 import { forgetTopicIndex, loadHead, removeTopicIndexDir } from './topic-index.js';
 
-export { lexicallyCurrent, syncIndex, type SyncOptions, type SyncProgress, type SyncReport, type TopicSyncCounts } from './sync.js';
+export { lexicallyCurrent } from './current.js';
+export type { SyncOptions, SyncProgress, SyncReport, TopicSyncCounts } from './sync.js';
+
+/** The sync (sync.ts), loaded when one runs: a search whose files did not move never needs it. */
+export async function syncIndex(root: string, opts: SyncOptions = {}): Promise<SyncReport> {
+  return (await import('./sync.js')).syncIndex(root, opts);
+}
 export {
   annMetaFile,
   forgetTopicIndex,
@@ -86,6 +92,7 @@ export async function rebuildIndex(root: string, opts: RebuildOptions = {}): Pro
       warning = `--embedder ${started.key} is not the recorded ${recorded}: the index keeps the recorded space (choose another with \`tkoma-ref index embedder set\`)`;
     }
   }
+  const { listIndexedTopics, syncUnlocked } = await import('./sync.js');
   // The spaces served before: their vectors come back from the cache.
   const spaces = new Map<string, { key: string; dimension: number }>();
   for (const id of await listIndexedTopics(root)) {
@@ -168,6 +175,7 @@ async function dirBytes(dir: string): Promise<number> {
 }
 
 export async function indexStatus(root: string): Promise<IndexStatus> {
+  const { listIndexedTopics } = await import('./sync.js');
   const meta = await readMeta(root);
   const onDisk = await listTopicIds(root);
   const status: IndexStatus = {

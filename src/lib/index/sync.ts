@@ -9,13 +9,13 @@ import { join } from 'node:path';
 import type { Embedder } from '../embedding/types.js';
 import { isValidTopicId } from '../store/model.js';
 import { referencesDir } from '../store/root.js';
-import { DEFAULT_LIMITS, effectiveLimits } from '../safety/limits.js';
 import { listTopicIds, readManifest } from '../store/topic-files.js';
 import { compactSegments } from './compact.js';
 import { INDEX_FORMAT, indexDir, readMeta, topicsIndexDir, writeMeta } from './layout.js';
 import { withIndexLock } from '../lock.js';
 import { syncNotes } from './notes/index.js';
-import { chunkIdsOf, diffByStat, hashFile, listTopicFiles, looksBinary, MAX_INDEXED_BYTES, sameFilesByStat, sha256Hex, type FileEntry } from './scan.js';
+import { indexCap } from './current.js';
+import { chunkIdsOf, diffByStat, hashFile, listTopicFiles, looksBinary, sha256Hex, type FileEntry } from './scan.js';
 import { saveSegmentLex, writeSegment } from './segments.js';
 import {
   emptyHead,
@@ -148,21 +148,6 @@ function countsOf(head: TopicHead): TopicSyncCounts {
     vectors: head.vectors?.count ?? 0,
     repaired: [],
   };
-}
-
-/**
- * The largest file the index chunks: the fetch cap (`limits.max_file_bytes` of tkoma-ref.toml, 1
- * MiB by default), so one limit governs what is fetched and what is searchable. A file above it is
- * still indexed when the manifest says the fetcher kept it as it is (a request's own `limits` may
- * have allowed it); anything else is recorded as skipped 'too-large' and listed by `index status`.
- */
-async function indexCap(root: string): Promise<number> {
-  try {
-    const { readConfig } = await import('../store/config.js');
-    return Math.max(MAX_INDEXED_BYTES, effectiveLimits((await readConfig(root)).limits).max_file_bytes);
-  } catch {
-    return Math.max(MAX_INDEXED_BYTES, DEFAULT_LIMITS.max_file_bytes); // a broken config is reported by the commands that write
-  }
 }
 
 async function syncTopic(ctx: Ctx, id: string): Promise<TopicSyncCounts> {
@@ -338,34 +323,4 @@ async function servedSpace(root: string, id: string): Promise<TopicHead['vectors
   const { annMetaFile } = await import('./topic-index.js');
   const meta = await readJsonSafe(annMetaFile(root, id), (v): v is { key: string; dimension: number } => isRecord(v) && typeof v.key === 'string' && typeof v.dimension === 'number');
   return meta ? { key: meta.key, dimension: meta.dimension, complete: false, count: 1 } : null;
-}
-
-/**
- * Without any lock: true when a lexical sync of `topicIds` would change nothing (every file and
- * topic.md has the size and mtime the index recorded). Readers check this first, so a search
- * never waits behind a background builder's short apply when the files did not move.
- */
-export async function lexicallyCurrent(root: string, topicIds: string[]): Promise<boolean> {
-  const meta = await readMeta(root);
-  if (!meta || meta.format !== INDEX_FORMAT) return false;
-  const { loadHeadForReading } = await import('./topic-index.js');
-  const { loadNotes } = await import('./notes/index.js');
-  const { lstat } = await import('node:fs/promises');
-  const notes = await loadNotes(root);
-  let cap: number | undefined;
-  for (const id of topicIds) {
-    const head = await loadHeadForReading(root, id);
-    if (!head) return false;
-    if (!sameFilesByStat(join(referencesDir(root), id), head.files)) return false;
-    // A file left out as too large that a raised `limits.max_file_bytes` now admits.
-    for (const entry of Object.values(head.files)) {
-      if (entry.skipped !== 'too-large') continue;
-      cap ??= await indexCap(root);
-      if (entry.size <= cap) return false;
-    }
-    const st = await lstat(join(referencesDir(root), id, 'topic.md')).catch(() => null);
-    const n = notes.topics[id];
-    if (!st || !n || n.size !== st.size || n.mtimeMs !== st.mtimeMs) return false;
-  }
-  return true;
 }

@@ -12,7 +12,7 @@ import { join } from 'node:path';
 
 import { statOrNull } from '../file-memo.js';
 import { AnnIndex } from './ann.js';
-import { isRecord, readJsonSafe, topicIndexDir, writeJsonAtomic } from './layout.js';
+import { isRecord, readJsonSafeSync, topicIndexDir, writeJsonAtomic } from './layout.js';
 import type { FileEntry } from './scan.js';
 import { LiveChunks } from './live-chunks.js';
 import { forgetSegments, loadSegment, removeSegmentFiles, type Segment, type StoredChunk } from './segments.js';
@@ -78,7 +78,7 @@ function isHead(v: unknown): v is TopicHead {
 }
 
 export async function loadHead(root: string, id: string): Promise<TopicHead | null> {
-  const head = await readJsonSafe(headFile(root, id), isHead);
+  const head = readJsonSafeSync(headFile(root, id), isHead);
   return head && head.topic === id ? head : null;
 }
 

@@ -6,10 +6,9 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
-import { parse as parseToml, stringify as stringifyToml } from 'smol-toml';
-
 import { TkomaError } from '../errors.js';
 import { type LimitsOverride, parseLimits } from '../safety/limits.js';
+import { parseToml, smolToml } from './toml.js';
 
 export const CONFIG_FILE = 'tkoma-ref.toml';
 
@@ -86,5 +85,5 @@ export async function readConfig(root: string): Promise<RootConfig> {
 
 export async function writeConfig(root: string, config: RootConfig): Promise<void> {
   const header = '# tkoma-ref knowledge root settings (tracked). See `tkoma-ref --help`.\n\n';
-  await writeFile(join(root, CONFIG_FILE), header + stringifyToml(config) + '\n');
+  await writeFile(join(root, CONFIG_FILE), header + smolToml().stringify(config) + '\n');
 }

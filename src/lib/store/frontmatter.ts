@@ -1,13 +1,12 @@
 /**
  * topic.md: TOML front matter between `+++` lines, then the ghost's markdown body.
  *
- * Parsing uses smol-toml (a maintained TOML 1.0 parser that reports line and column). Writing is
- * our own small serialiser for this one known schema, because generic stringifiers print long
- * arrays on one line and reorder keys; we want the seed's layout exactly, one file per line when
- * the list is long, so `git diff` of a topic reads well.
+ * Parsing reads the TOML subset we write quickly and leaves anything else to smol-toml (a
+ * maintained TOML 1.0 parser that reports line and column): see toml.ts. Writing is our own small
+ * serialiser for this one known schema, because generic stringifiers print long arrays on one line
+ * and reorder keys; we want the seed's layout exactly, one file per line when the list is long, so
+ * `git diff` of a topic reads well.
  */
-import { parse as parseToml, stringify as stringifyToml, TomlError } from 'smol-toml';
-
 import { TkomaError } from '../errors.js';
 import {
   FILE_STATUSES,
@@ -16,6 +15,7 @@ import {
   type TopicFront,
   type TopicSource,
 } from './model.js';
+import { parseToml, smolToml } from './toml.js';
 
 export interface ParsedTopic {
   front: TopicFront;
@@ -53,7 +53,7 @@ export function parseTopicMd(text: string, file: string): ParsedTopic {
   try {
     data = parseToml(tomlText) as Record<string, unknown>;
   } catch (err) {
-    if (err instanceof TomlError) {
+    if (err instanceof smolToml().TomlError) {
       const firstLine = String(err.message).split('\n')[0];
       throw malformed(file, (err.line ?? 0) + 1, `invalid TOML: ${firstLine}`);
     }
@@ -150,7 +150,7 @@ function validateFront(d: Record<string, unknown>, lines: string[], file: string
 
 /** One `key = value` line, values escaped by smol-toml. */
 function kv(key: string, value: unknown): string {
-  return stringifyToml({ [key]: value }).trim();
+  return smolToml().stringify({ [key]: value }).trim();
 }
 
 /** A TOML string literal, escaped by smol-toml. */

@@ -4,35 +4,50 @@
  * a tenth of a cold search's CPU. A lookup finds the lines that hold the quoted path and parses
  * only those; the answer is the same as the whole manifest's (the last valid line for a path
  * wins), and whatever the quick route cannot settle falls back to parsing everything once.
+ *
+ * The manifest stays bytes: decoding 1.5 MB of it to a string, and a string search per hit over
+ * all of it, cost more than the search itself. Bytes are searched natively; UTF-8 never encodes
+ * a newline inside a character, so a line decoded alone reads exactly as it does in the whole.
  */
-import { readFile } from 'node:fs/promises';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 import { type FileRecord, MANIFEST_FILE, parseManifestLine } from './topic-files.js';
 
 /** After this many lookups a process clearly answers many queries: parse the manifest whole. */
 const LOOKUPS_BEFORE_FULL_PARSE = 64;
+const NEWLINE = 0x0a;
 
 export class ManifestLookup {
   private full: Map<string, FileRecord> | null = null;
   private lookups = 0;
+  private readonly bytes: Buffer;
 
-  constructor(private readonly text: string) {}
+  constructor(text: string | Buffer) {
+    this.bytes = typeof text === 'string' ? Buffer.from(text, 'utf8') : text;
+  }
 
   static async read(dir: string): Promise<ManifestLookup> {
-    const text = await readFile(join(dir, MANIFEST_FILE), 'utf8').catch(() => '');
-    return new ManifestLookup(text);
+    // Synchronous: the caller waits for it, and 1.5 MB through the thread pool is several round trips.
+    let bytes: Buffer;
+    try {
+      bytes = readFileSync(join(dir, MANIFEST_FILE));
+    } catch {
+      bytes = Buffer.alloc(0);
+    }
+    return new ManifestLookup(bytes);
   }
 
   get(path: string): FileRecord | undefined {
     if (this.full) return this.full.get(path);
     if (++this.lookups > LOOKUPS_BEFORE_FULL_PARSE) return this.parseAll().get(path);
-    const needle = JSON.stringify(path);
+    const bytes = this.bytes;
+    const needle = Buffer.from(JSON.stringify(path), 'utf8');
     let found: FileRecord | undefined;
-    for (let at = this.text.indexOf(needle); at !== -1; at = this.text.indexOf(needle, at + needle.length)) {
-      const start = this.text.lastIndexOf('\n', at) + 1;
-      const endNl = this.text.indexOf('\n', at);
-      const rec = parseManifestLine(this.text.slice(start, endNl === -1 ? this.text.length : endNl));
+    for (let at = bytes.indexOf(needle); at !== -1; at = bytes.indexOf(needle, at + needle.length)) {
+      const start = at === 0 ? 0 : bytes.lastIndexOf(NEWLINE, at - 1) + 1;
+      const endNl = bytes.indexOf(NEWLINE, at);
+      const rec = parseManifestLine(bytes.toString('utf8', start, endNl === -1 ? bytes.length : endNl));
       if (rec?.path === path) found = rec;
     }
     // Not found as written: the line may spell the path with escapes; only a full parse can tell.
@@ -42,7 +57,7 @@ export class ManifestLookup {
   private parseAll(): Map<string, FileRecord> {
     if (!this.full) {
       this.full = new Map();
-      for (const line of this.text.split('\n')) {
+      for (const line of this.bytes.toString('utf8').split('\n')) {
         const rec = parseManifestLine(line);
         if (rec) this.full.set(rec.path, rec);
       }

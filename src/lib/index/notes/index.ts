@@ -12,7 +12,7 @@ import { parseTopicMd } from '../../store/frontmatter.js';
 import type { TopicFront } from '../../store/model.js';
 import { referencesDir } from '../../store/root.js';
 import { listTopicIds, TOPIC_FILE } from '../../store/topic-files.js';
-import { embeddingCacheDir, isRecord, notesIndexFile, readJsonSafe, writeJsonAtomic } from '../layout.js';
+import { embeddingCacheDir, isRecord, notesIndexFile, readJsonSafeSync, writeJsonAtomic } from '../layout.js';
 import { sha256Hex } from '../scan.js';
 
 const NOTES_FORMAT = 1;
@@ -51,7 +51,8 @@ export function emptyNotes(): NotesIndex {
 }
 
 export async function loadNotes(root: string): Promise<NotesIndex> {
-  return (await readJsonSafe(notesIndexFile(root), isNotes)) ?? emptyNotes();
+  // Synchronous: every search reads it (small) and waits for it; a thread-pool round trip cost more.
+  return readJsonSafeSync(notesIndexFile(root), isNotes) ?? emptyNotes();
 }
 
 export function noteEmbedText(e: Pick<NoteEntry, 'title' | 'tags' | 'body'>): string {
