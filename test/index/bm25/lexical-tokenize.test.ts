@@ -7,6 +7,7 @@ import {
   processTerm,
   tokenize,
 } from '../../../src/lib/index/bm25/index.js';
+import { regexParts, segmentParts } from '../../../src/lib/index/bm25/tokenize.js';
 
 /** What the index stores for a text: raw tokens through processTerm, nulls dropped. */
 const terms = (text: string): string[] =>
@@ -91,6 +92,20 @@ describe('tokenize', () => {
         const fast = [...tokenize(word), ...tokenize(word)];
         expect(slow).toEqual(fast);
       }),
+    );
+  });
+
+  it('cuts ASCII identifiers into the parts the Unicode regexes cut, digits split or not', () => {
+    // ASCII segments are cut by a hand-written scanner; it must match the PART regex exactly.
+    const segment = fc.stringMatching(/^[A-Za-z0-9_]{1,16}$/);
+    const tricky = fc.constantFrom('HTTPResponse', 'ABc', 'aB', 'A', 'x9Y', 'utf8', 'HTTP2Server', '__a__B_', '_', '9a', 'AB9cd', 'getURLs2');
+    fc.assert(
+      fc.property(fc.oneof(segment, tricky), fc.boolean(), (s, splitDigits) => {
+        const byRegex: string[] = [];
+        regexParts(s, splitDigits, byRegex);
+        expect(segmentParts(s, splitDigits)).toEqual(byRegex);
+      }),
+      { numRuns: 2000 },
     );
   });
 

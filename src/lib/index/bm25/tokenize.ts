@@ -68,8 +68,16 @@ const CONNECTOR = /::|[-./]/;
 const PART = /\p{Lu}[\p{Lu}\p{M}]*(?![\p{Ll}\p{M}])|\p{Lu}?[\p{Ll}\p{M}]+|\p{N}+|[^\p{Lu}\p{Ll}\p{N}_]+/gu;
 const DIGITS = /^\p{N}+$/u;
 
-function segmentParts(segment: string, splitDigits: boolean): string[] {
+/** The parts of one segment of a word (no connectors in it): identifier words, digit runs. */
+export function segmentParts(segment: string, splitDigits: boolean): string[] {
   const parts: string[] = [];
+  if (isAsciiWord(segment)) asciiParts(segment, splitDigits, parts);
+  else regexParts(segment, splitDigits, parts);
+  return parts;
+}
+
+/** segmentParts by the PART regex: any script. Exported for the tests, which hold asciiParts to it. */
+export function regexParts(segment: string, splitDigits: boolean, parts: string[]): void {
   for (const piece of segment.split('_')) {
     if (piece === '') continue;
     const first = parts.length;
@@ -83,7 +91,60 @@ function segmentParts(segment: string, splitDigits: boolean): string[] {
       }
     }
   }
-  return parts;
+}
+
+/** Only ASCII letters, digits and underscores. */
+function isAsciiWord(s: string): boolean {
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (!(isUpper(c) || isLower(c) || isDigit(c) || c === 95)) return false;
+  }
+  return true;
+}
+
+const isUpper = (c: number): boolean => c >= 65 && c <= 90;
+const isLower = (c: number): boolean => c >= 97 && c <= 122;
+const isDigit = (c: number): boolean => c >= 48 && c <= 57;
+
+/**
+ * segmentParts of an ASCII segment (isAsciiWord) without the Unicode regexes, which were most of
+ * a create's tokenizing time. Exactly PART's matches over each `_`-separated piece: an uppercase
+ * run not followed by a lowercase letter, else (it is, and its last letter starts the next part)
+ * the run but its last letter; an optionally capitalised lowercase run; a digit run. In ASCII
+ * letters and digits nothing is left between matches.
+ */
+function asciiParts(segment: string, splitDigits: boolean, parts: string[]): void {
+  const n = segment.length;
+  let first = parts.length; // the first part of the current piece
+  let i = 0;
+  while (i < n) {
+    const c = segment.charCodeAt(i);
+    let end = i + 1;
+    if (c === 95) {
+      first = parts.length;
+      i = end;
+      continue;
+    }
+    if (isDigit(c)) {
+      while (end < n && isDigit(segment.charCodeAt(end))) end++;
+      // Without digit splitting a digit run sticks to the part before it (`utf8`, `HTTP2`).
+      if (!splitDigits && parts.length > first) {
+        parts[parts.length - 1] += segment.slice(i, end);
+        i = end;
+        continue;
+      }
+    } else if (isUpper(c)) {
+      while (end < n && isUpper(segment.charCodeAt(end))) end++;
+      if (end < n && isLower(segment.charCodeAt(end))) {
+        if (end - i > 1) end--; // `HTTPResponse`: `HTTP`, then `Response`
+        else while (end < n && isLower(segment.charCodeAt(end))) end++; // `Response`
+      }
+    } else {
+      while (end < n && isLower(segment.charCodeAt(end))) end++;
+    }
+    parts.push(segment.slice(i, end));
+    i = end;
+  }
 }
 
 /** `word`, `Word`, `WORD` or `123` in ASCII: a single part whatever the options. */
