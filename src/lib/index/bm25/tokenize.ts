@@ -56,9 +56,10 @@ const MAX_TERM_LENGTH = 64;
 
 /**
  * A word: letters, digits, marks and underscores, optionally chained by single `-`, `.`, `/` or
- * `::` (paths, dotted names, kebab-case, Rust paths). Everything else separates words.
+ * `::` (paths, dotted names, kebab-case, Rust paths). Everything else separates words. Exported
+ * for the tests, which hold the tokenizer's ASCII scanner to it.
  */
-const WORD = /[\p{L}\p{N}\p{M}_]+(?:(?:::|[-./])[\p{L}\p{N}\p{M}_]+)*/gu;
+export const WORD = /[\p{L}\p{N}\p{M}_]+(?:(?:::|[-./])[\p{L}\p{N}\p{M}_]+)*/gu;
 const CONNECTOR = /::|[-./]/;
 /**
  * Parts of one segment: an uppercase run not followed by lowercase (acronym: `HTTP` in
@@ -172,25 +173,72 @@ function isPlain(word: string): boolean {
 
 export function createTokenizer(options: TokenizerOptions = DEFAULT_TOKENIZER): (text: string) => string[] {
   const { joinIdentifiers, keepCompounds, splitDigits } = options;
+  const addWord = (word: string, tokens: string[]): void => {
+    // Fast path: most words in prose and code are one plain part; skip the splitting.
+    if (isPlain(word)) {
+      tokens.push(word);
+      return;
+    }
+    const segments = word.split(CONNECTOR);
+    for (const segment of segments) {
+      const parts = segmentParts(segment, splitDigits);
+      for (const part of parts) tokens.push(part);
+      if (joinIdentifiers && parts.length > 1) tokens.push(parts.join(''));
+    }
+    if (keepCompounds && segments.length > 1) tokens.push(word);
+  };
   return (text: string): string[] => {
     const tokens: string[] = [];
-    // match() with /g returns plain strings: cheaper than matchAll's match objects.
-    for (const word of text.match(WORD) ?? []) {
-      // Fast path: most words in prose and code are one plain part; skip the splitting regexes.
-      if (isPlain(word)) {
-        tokens.push(word);
+    const n = text.length;
+    let i = 0;
+    while (i < n) {
+      const c = text.charCodeAt(i);
+      if (c < 128 && !isAsciiWordChar(c)) {
+        i++;
         continue;
       }
-      const segments = word.split(CONNECTOR);
-      for (const segment of segments) {
-        const parts = segmentParts(segment, splitDigits);
-        for (const part of parts) tokens.push(part);
-        if (joinIdentifiers && parts.length > 1) tokens.push(parts.join(''));
+      // The words of WORD's matches, found by scanning ASCII (WORD's Unicode classes cost as much
+      // as all the rest of tokenizing); from any other character on, WORD itself finds the word.
+      const end = c < 128 ? asciiWordEnd(text, i) : -1;
+      if (end >= 0) {
+        addWord(text.slice(i, end), tokens);
+        i = end;
+        continue;
       }
-      if (keepCompounds && segments.length > 1) tokens.push(word);
+      // Shared, but nothing runs between setting lastIndex and exec().
+      WORD.lastIndex = i;
+      const m = WORD.exec(text);
+      if (m === null) break;
+      addWord(m[0], tokens);
+      i = WORD.lastIndex;
     }
     return tokens;
   };
+}
+
+const isAsciiWordChar = (c: number): boolean => isLower(c) || isUpper(c) || isDigit(c) || c === 95;
+
+/**
+ * End of WORD's match at `start` (an ASCII word character) when the match is all ASCII, else -1
+ * (a non-ASCII character where the word or a connector's next word would go on: WORD decides).
+ * WORD is greedy: word characters, then as long as they follow, a connector (`::`, `-`, `.`,
+ * `/`) and more word characters.
+ */
+function asciiWordEnd(text: string, start: number): number {
+  const n = text.length;
+  let end = start + 1;
+  for (;;) {
+    while (end < n && isAsciiWordChar(text.charCodeAt(end))) end++;
+    if (end === n) return end;
+    const d = text.charCodeAt(end);
+    if (d >= 128) return -1;
+    const connector = d === 45 || d === 46 || d === 47 ? 1 : d === 58 && text.charCodeAt(end + 1) === 58 ? 2 : 0;
+    if (connector === 0 || end + connector >= n) return end;
+    const e = text.charCodeAt(end + connector);
+    if (e >= 128) return -1;
+    if (!isAsciiWordChar(e)) return end;
+    end += connector + 1;
+  }
 }
 
 export function createTermProcessor(options: TermOptions = DEFAULT_TERMS, { memo = true } = {}): (term: string) => string | null {
