@@ -211,6 +211,7 @@ export class SegmentBuilder {
     if (!sameWeights(table.weights, this.weights)) {
       throw new TkomaError('INTERNAL', 'Terms counted with other BM25 field weights than this build.', { id });
     }
+    this.checkNew(id);
     const d = this.newDoc(id);
     this.setLength(d, len);
     let map = this.foreign.get(table);
@@ -234,8 +235,8 @@ export class SegmentBuilder {
     }
   }
 
+  /** Numbers a doc whose id checkNew passed. */
   private newDoc(id: string): number {
-    this.checkNew(id);
     this.seen.add(id);
     this.ids.push(id);
     return this.ids.length - 1;
