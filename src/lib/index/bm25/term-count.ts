@@ -6,6 +6,16 @@
  */
 import { processTermUnmemoised, tokenize } from './tokenize.js';
 
+/**
+ * `s` without a reference to the text it was cut from. V8 makes a long substring a view of its
+ * parent string: kept as a map key, one token kept a whole file's text alive (a worker thread
+ * keeps its vocabulary for the whole run, and nothing else of those texts). Prefixing makes a
+ * new string that the slice then flattens into one of the token's own size.
+ */
+function ownCopy(s: string): string {
+  return (' ' + s).slice(1);
+}
+
 /** Term numbers in order of first appearance. */
 export class Vocabulary {
   readonly names: string[] = [];
@@ -28,6 +38,7 @@ export class Vocabulary {
     let t = this.ids.get(term);
     if (t === undefined) {
       t = this.names.length;
+      term = ownCopy(term);
       this.ids.set(term, t);
       this.names.push(term);
     }
@@ -42,7 +53,7 @@ export class Vocabulary {
       if (t === undefined) {
         const term = processTermUnmemoised(raw);
         t = term === null ? -1 : this.intern(term);
-        this.raw.set(raw, t);
+        this.raw.set(ownCopy(raw), t);
       }
       if (t >= 0) out.push(t);
     }
