@@ -86,7 +86,11 @@ describe('chunking on worker threads', () => {
       pool.flush();
       const threaded = await Promise.all(pending);
       expect(pool.answered).toBe(FIXTURES.length);
-      for (const [i, fx] of FIXTURES.entries()) expect(threaded[i]).toEqual(await chunkFile(fx.path, fx.code));
+      for (const [i, fx] of FIXTURES.entries()) {
+        expect(threaded[i]!.chunks).toEqual(await chunkFile(fx.path, fx.code));
+        // Their BM25 terms were counted on the thread too (chunk-terms.test.ts checks them).
+        expect(threaded[i]!.counted).toBeDefined();
+      }
     } finally {
       await pool.close();
     }

@@ -1,12 +1,16 @@
 /**
  * Chunking on several threads. Cutting code by its syntax tree is most of a large create's index
  * phase (tree-sitter parses ~12 s of a 10,970-file corpus here), and each file is independent,
- * so worker threads chunk files while the main thread reads, hashes and tokenizes the ones
- * already cut. Results come back as the same chunks chunkFile gives in the main thread.
+ * so worker threads chunk files while the main thread reads and hashes the next ones. Each worker
+ * also counts the BM25 terms of the chunks it cuts (index/chunk-terms.ts), which was most of the
+ * main thread's work once the chunking had moved. Chunks come back as chunkFile gives them in the
+ * main thread; terms as packed arrays that build the same segment as tokenizing them here.
  */
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 
+import { DEFAULT_BUILD, ForeignTerms } from '../index/bm25/segment.js';
+import { type CountedFile, learnTerms, type PackedTerms } from '../index/chunk-terms.js';
 import { envSetting } from '../settings.js';
 import { chunkFile } from './index.js';
 import { isProsePath, languageForPath } from './paths.js';
@@ -20,11 +24,23 @@ export interface ChunkJob {
 
 export type ChunkReply = { id: number; chunks: Chunk[] } | { id: number; error: string };
 
+/** A worker's answer to one batch: per file its chunks (or why not), and all their terms. */
+export interface BatchReply {
+  files: ChunkReply[];
+  terms: PackedTerms;
+}
+
+/** A file's chunks, with their BM25 terms when a worker thread counted them (else: count them here). */
+export interface ChunkedFile {
+  chunks: Chunk[];
+  counted?: CountedFile;
+}
+
 /** Files go to a thread this many at a time: one message and one wake-up per batch, not per file. */
 export const BATCH = 16;
 
 /** Chunks one file: in a worker thread when the pool has them, else in this thread. */
-export type Chunker = (path: string, text: string) => Promise<Chunk[]>;
+export type Chunker = (path: string, text: string) => Promise<ChunkedFile>;
 
 export interface ChunkPool {
   chunk: Chunker;
@@ -61,42 +77,68 @@ export function workerCount(syntaxFiles: number, cores: number, setting?: number
   return Math.min(cores, MAX_WORKERS);
 }
 
-const inline: ChunkPool = { chunk: (path, text) => chunkFile(path, text), threads: 0, answered: 0, flush: () => {}, close: async () => {} };
+const chunkHere = (path: string, text: string): Promise<ChunkedFile> => chunkFile(path, text).then((chunks) => ({ chunks }));
+
+const inline: ChunkPool = { chunk: chunkHere, threads: 0, answered: 0, flush: () => {}, close: async () => {} };
+
+export interface PoolOptions {
+  /**
+   * Heap limit of each worker thread, in MiB (default: Node's). A thread that reaches it dies
+   * and its files are chunked in this thread instead.
+   */
+  heapMb?: number;
+}
 
 /** A pool sized for these paths (see workerCount); close() it when done. */
-export function startChunkPool(paths: readonly string[]): ChunkPool {
+export function startChunkPool(paths: readonly string[], options: PoolOptions = {}): ChunkPool {
   const n = workerCount(paths.filter(parsesSyntax).length, availableParallelism(), envSetting('chunkThreads'));
-  return n === 0 ? inline : new WorkerPool(n);
+  return n === 0 ? inline : new WorkerPool(n, options);
 }
 
 /** Running from the TypeScript sources (tests, benchmarks under tsx): the worker needs tsx too. */
 const FROM_SOURCE = import.meta.url.endsWith('.ts');
 
 interface Pending {
-  resolve: (chunks: Chunk[]) => void;
+  resolve: (file: ChunkedFile) => void;
   reject: (err: Error) => void;
   job: ChunkJob;
 }
 
 class WorkerPool implements ChunkPool {
-  private readonly workers: { worker: Worker; pending: Map<number, Pending> }[] = [];
+  private readonly workers: { worker: Worker; pending: Map<number, Pending>; table: ForeignTerms }[] = [];
   private nextId = 0;
   answered = 0;
 
-  constructor(readonly threads: number) {
+  constructor(
+    readonly threads: number,
+    { heapMb }: PoolOptions,
+  ) {
+    const resourceLimits = heapMb === undefined ? undefined : { maxOldGenerationSizeMb: heapMb };
     for (let i = 0; i < threads; i++) {
       const worker = FROM_SOURCE
         ? // `--import tsx` in execArgv does not reach a worker's own entry on Node 20; registering does.
-          new Worker(`import('tsx/esm/api').then((m) => { m.register(); return import(${JSON.stringify(new URL('./chunk-worker.ts', import.meta.url).href)}); })`, { eval: true })
-        : new Worker(new URL('./chunk-worker.js', import.meta.url));
-      const slot = { worker, pending: new Map<number, Pending>() };
-      worker.on('message', (replies: ChunkReply[]) => {
-        for (const reply of replies) {
+          new Worker(`import('tsx/esm/api').then((m) => { m.register(); return import(${JSON.stringify(new URL('./chunk-worker.ts', import.meta.url).href)}); })`, {
+            eval: true,
+            resourceLimits,
+          })
+        : new Worker(new URL('./chunk-worker.js', import.meta.url), { resourceLimits });
+      // The worker numbers terms once for its whole life; this is that numbering's names.
+      const slot = { worker, pending: new Map<number, Pending>(), table: new ForeignTerms(Float64Array.from(DEFAULT_BUILD.fieldWeights)) };
+      worker.on('message', ({ files, terms }: BatchReply) => {
+        learnTerms(slot.table, terms);
+        let chunk0 = 0;
+        let post0 = 0;
+        for (const reply of files) {
+          const counted = 'chunks' in reply ? { table: slot.table, packed: terms, chunk0, post0 } : undefined;
+          if ('chunks' in reply) {
+            for (let c = 0; c < reply.chunks.length; c++) post0 += terms.docTerms[chunk0 + c]!;
+            chunk0 += reply.chunks.length;
+          }
           const p = slot.pending.get(reply.id);
           if (!p) continue;
           slot.pending.delete(reply.id);
           this.answered++;
-          if ('chunks' in reply) p.resolve(reply.chunks);
+          if ('chunks' in reply) p.resolve({ chunks: reply.chunks, counted });
           else p.reject(new Error(reply.error));
         }
       });
@@ -105,7 +147,7 @@ class WorkerPool implements ChunkPool {
       const orphan = (): void => {
         const i = this.workers.indexOf(slot);
         if (i >= 0) this.workers.splice(i, 1);
-        for (const p of slot.pending.values()) chunkFile(p.job.path, p.job.text).then(p.resolve, p.reject);
+        for (const p of slot.pending.values()) chunkHere(p.job.path, p.job.text).then(p.resolve, p.reject);
         slot.pending.clear();
       };
       worker.on('error', orphan);
@@ -116,10 +158,10 @@ class WorkerPool implements ChunkPool {
 
   private batch: Pending[] = [];
 
-  chunk(path: string, text: string): Promise<Chunk[]> {
-    if (this.workers.length === 0) return chunkFile(path, text);
+  chunk(path: string, text: string): Promise<ChunkedFile> {
+    if (this.workers.length === 0) return chunkHere(path, text);
     const job: ChunkJob = { id: this.nextId++, path, text };
-    const done = new Promise<Chunk[]>((resolve, reject) => this.batch.push({ resolve, reject, job }));
+    const done = new Promise<ChunkedFile>((resolve, reject) => this.batch.push({ resolve, reject, job }));
     if (this.batch.length >= BATCH) this.flush();
     return done;
   }
@@ -132,7 +174,7 @@ class WorkerPool implements ChunkPool {
     let slot = this.workers[0];
     for (const w of this.workers) if (slot && w.pending.size < slot.pending.size) slot = w;
     if (!slot) {
-      for (const p of batch) chunkFile(p.job.path, p.job.text).then(p.resolve, p.reject);
+      for (const p of batch) chunkHere(p.job.path, p.job.text).then(p.resolve, p.reject);
       return;
     }
     for (const p of batch) slot.pending.set(p.job.id, p);

@@ -1,14 +1,13 @@
 /**
  * The chunk-and-tokenize half of a topic sync. The sync reads and hashes files in path order
- * and hands each to add(); a pool of threads cuts them (chunking/pool.ts) while this thread
- * finishes the ones already cut, in the same order: chunk records, and their BM25 terms into
- * the segment being built. Same records, same doc order, same segment as cutting one file after
- * another and tokenizing at the end, in about half the time on two cores.
+ * and hands each to add(); a pool of threads cuts them and counts their BM25 terms
+ * (chunking/pool.ts) while this thread finishes the ones already cut, in the same order: chunk
+ * records, and their terms into the segment being built. Same records, same doc order, same
+ * segment bytes as cutting and tokenizing one file after another in this thread.
  */
 import { readFileSync } from 'node:fs';
 
-import { BATCH, type ChunkPool } from '../chunking/pool.js';
-import type { Chunk } from '../chunking/types.js';
+import { BATCH, type ChunkedFile, type ChunkPool } from '../chunking/pool.js';
 import { type Bm25Segment, SegmentBuilder } from './bm25/index.js';
 import type { FileEntry } from './scan.js';
 import { type ChunkRecord, lexicalDocOf } from './segments.js';
@@ -24,7 +23,7 @@ export class ChunkPipeline {
   readonly fresh: ChunkRecord[] = [];
   /** Dropped by finish(): its term maps are garbage once the segment is assembled. */
   private lex: SegmentBuilder | null = new SegmentBuilder();
-  private readonly inFlight: { path: string; entry: FileEntry; chunks: Promise<Chunk[]> | null }[] = [];
+  private readonly inFlight: { path: string; entry: FileEntry; chunks: Promise<ChunkedFile> | null }[] = [];
 
   /** `files` is the new head's file table: each file's entry lands there when it is finished. */
   constructor(
@@ -53,20 +52,33 @@ export class ChunkPipeline {
 
   private async finishOne(): Promise<void> {
     const { path, entry, chunks } = this.inFlight.shift()!;
+    let file: ChunkedFile | undefined;
     let records: ChunkRecord[] = [];
     if (chunks) {
       try {
-        records = (await chunks).map((c, i) => ({ ...c, path, role: entry.role, id: `${path}#${i}` }));
+        file = await chunks;
+        records = file.chunks.map((c, i) => ({ ...c, path, role: entry.role, id: `${path}#${i}` }));
       } catch {
         entry.skipped = 'unchunkable'; // one odd file must not stop the topic's index
       }
     }
     entry.chunkCount = records.length;
     if (records.length > 0) entry.seg = this.gen;
-    for (const r of records) {
-      this.fresh.push(r);
-      this.lex!.add(lexicalDocOf(r, r.text));
+    const lex = this.lex!;
+    const counted = file?.counted;
+    if (counted) {
+      // Counted by the worker that cut the file: only the term numbers are this thread's work.
+      const { table, packed, chunk0 } = counted;
+      let post = counted.post0;
+      for (let i = 0; i < records.length; i++) {
+        const n = packed.docTerms[chunk0 + i]!;
+        lex.addCounted(records[i]!.id, packed.docLen[chunk0 + i]!, table, packed.terms, packed.tfs, post, post + n);
+        post += n;
+      }
+    } else {
+      for (const r of records) lex.add(lexicalDocOf(r, r.text));
     }
+    for (const r of records) this.fresh.push(r);
     this.files[path] = entry;
   }
 }

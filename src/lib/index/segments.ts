@@ -19,6 +19,7 @@ import { join } from 'node:path';
 
 import type { Chunk } from '../chunking/types.js';
 import type { Bm25Doc, Bm25Segment } from './bm25/index.js';
+import { lexicalFields } from './lexical-fields.js';
 import { topicIndexDir, writeFileAtomic } from './layout.js';
 import { digestIds, encodeRecords, SegmentRecords, type StoredChunk } from './segment-records.js';
 
@@ -42,9 +43,9 @@ export const SEGMENT_EXTENSIONS = ['rec', 'txt', 'lex', 'json'] as const;
 export const segmentFile = (root: string, topic: string, gen: number, ext: (typeof SEGMENT_EXTENSIONS)[number]): string =>
   join(topicIndexDir(root, topic), `seg-${gen}.${ext}`);
 
-/** What BM25 indexes of a chunk (field order matches bm25's DEFAULT_BUILD weights). */
+/** What BM25 indexes of a chunk. */
 export function lexicalDocOf(c: Pick<ChunkRecord, 'id' | 'title' | 'symbol' | 'path'>, text: string): Bm25Doc {
-  return { id: c.id, fields: [c.title, c.symbol ?? '', c.path, text] };
+  return { id: c.id, fields: lexicalFields(c, c.path, text) };
 }
 
 // Segments never change once written, so a process that searches repeatedly (serve, watch, a

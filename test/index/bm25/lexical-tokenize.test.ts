@@ -6,7 +6,9 @@ import {
   DEFAULT_TOKENIZER,
   processTerm,
   tokenize,
+  type TokenizerOptions,
 } from '../../../src/lib/index/bm25/index.js';
+import { regexParts, segmentParts, WORD } from '../../../src/lib/index/bm25/tokenize.js';
 
 /** What the index stores for a text: raw tokens through processTerm, nulls dropped. */
 const terms = (text: string): string[] =>
@@ -91,6 +93,49 @@ describe('tokenize', () => {
         const fast = [...tokenize(word), ...tokenize(word)];
         expect(slow).toEqual(fast);
       }),
+    );
+  });
+
+  it('cuts ASCII identifiers into the parts the Unicode regexes cut, digits split or not', () => {
+    // ASCII segments are cut by a hand-written scanner; it must match the PART regex exactly.
+    const segment = fc.stringMatching(/^[A-Za-z0-9_]{1,16}$/);
+    const tricky = fc.constantFrom('HTTPResponse', 'ABc', 'aB', 'A', 'x9Y', 'utf8', 'HTTP2Server', '__a__B_', '_', '9a', 'AB9cd', 'getURLs2');
+    fc.assert(
+      fc.property(fc.oneof(segment, tricky), fc.boolean(), (s, splitDigits) => {
+        const byRegex: string[] = [];
+        regexParts(s, splitDigits, byRegex);
+        expect(segmentParts(s, splitDigits)).toEqual(byRegex);
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it("finds exactly WORD's words, whatever mix of ASCII and other scripts surrounds them", () => {
+    // The tokenizer scans ASCII itself and lets WORD take over at any other character.
+    const oracle = (text: string, options: TokenizerOptions): string[] => {
+      const out: string[] = [];
+      for (const word of text.match(WORD) ?? []) {
+        const segments = word.split(/::|[-./]/);
+        for (const segment of segments) {
+          const parts = segmentParts(segment, options.splitDigits);
+          out.push(...parts);
+          if (options.joinIdentifiers && parts.length > 1) out.push(parts.join(''));
+        }
+        if (options.keepCompounds && segments.length > 1) out.push(word);
+      }
+      return out;
+    };
+    const piece = fc.constantFrom(
+      'a', 'Z', 'parseHTTPResponse', 'snake_case', '_', '9', 'v2', '-', '.', '/', ':', '::', ' ', '\n', '(', '"',
+      'é', 'Größe', '東京', '\u0301', '—', '“', '𝒜', '😀', 'ǅ', '٣', '·',
+    );
+    const options = fc.record({ joinIdentifiers: fc.boolean(), keepCompounds: fc.boolean(), splitDigits: fc.boolean() });
+    fc.assert(
+      fc.property(fc.array(piece, { maxLength: 24 }), options, (pieces, opts) => {
+        const text = pieces.join('');
+        expect(createTokenizer(opts)(text)).toEqual(oracle(text, opts));
+      }),
+      { numRuns: 3000 },
     );
   });
 

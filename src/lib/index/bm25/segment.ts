@@ -4,7 +4,7 @@
  * linear and cheap; format.ts stores exactly these arrays, query.ts queries them.
  */
 import { TkomaError } from '../../errors.js';
-import { processTermUnmemoised, tokenize } from './tokenize.js';
+import { TermCounter } from './term-count.js';
 
 export interface Bm25Doc {
   id: string;
@@ -155,47 +155,6 @@ function grow<T extends Uint32Array | Float32Array | Float64Array>(from: T, to: 
   return to;
 }
 
-/** Term numbers in order of first appearance in a build. */
-class Vocabulary {
-  readonly names: string[] = [];
-  private readonly ids = new Map<string, number>();
-  /** Raw token -> term number (-1 = dropped): skips processTerm for every repeat of a token. */
-  private readonly raw = new Map<string, number>();
-
-  get size(): number {
-    return this.names.length;
-  }
-
-  /** Forgets the lookups (names stay): they are the largest part of a build's memory. */
-  release(): void {
-    this.ids.clear();
-    this.raw.clear();
-  }
-
-  /** The kept terms of `text`, in order, as term numbers. */
-  termsOf(text: string): number[] {
-    const out: number[] = [];
-    for (const raw of tokenize(text)) {
-      let t = this.raw.get(raw);
-      if (t === undefined) {
-        const term = processTermUnmemoised(raw);
-        if (term === null) t = -1;
-        else {
-          t = this.ids.get(term);
-          if (t === undefined) {
-            t = this.names.length;
-            this.ids.set(term, t);
-            this.names.push(term);
-          }
-        }
-        this.raw.set(raw, t);
-      }
-      if (t >= 0) out.push(t);
-    }
-    return out;
-  }
-}
-
 /**
  * Builds one immutable segment. Each field is tokenized with the shared code-aware pipeline;
  * a doc's tf for a term is sum_f w_f * tf_f and its length sum_f w_f * len_f (BM25F with the
@@ -208,77 +167,106 @@ export function buildSegment(docs: readonly Bm25Doc[], params: Bm25BuildParams =
 }
 
 /**
- * buildSegment one document at a time: a sync tokenizes each file's chunks as soon as they are
- * cut (while worker threads cut the next files) instead of in one pass at the end. Doc numbers
- * follow the order of add(); the result is the same as buildSegment over the same docs.
+ * buildSegment one document at a time: a sync adds each file's chunks as soon as they are cut
+ * instead of in one pass at the end, tokenized here (add) or already counted on the worker thread
+ * that cut them (addCounted). Doc numbers follow the order of the calls; the result is the same
+ * as buildSegment over the same docs.
  */
 export class SegmentBuilder {
   private readonly weights: Float64Array;
   private readonly ids: string[] = [];
   private readonly seen = new Set<string>();
-  private readonly vocab = new Vocabulary();
-  private tfAcc = new Float64Array(1 << 12);
-  private readonly touched: number[] = [];
-  private readonly lastText: (string | undefined)[] = [];
-  private readonly lastTerms: (number[] | undefined)[] = [];
+  private readonly counter: TermCounter;
+  /** Per foreign numbering: its term number -> this build's + 1 (0: not looked up yet). */
+  private readonly foreign = new Map<ForeignTerms, Uint32Array>();
   private readonly stream = new PostingStream();
   private docLen = new Float32Array(1 << 10);
 
   constructor(params: Bm25BuildParams = DEFAULT_BUILD) {
     this.weights = checkWeights(params.fieldWeights);
+    this.counter = new TermCounter(this.weights);
   }
 
   add(doc: Bm25Doc): void {
-    const { weights, vocab, touched, lastText, lastTerms } = this;
-    if (this.seen.has(doc.id)) {
-      throw new TkomaError('INTERNAL', `Duplicate id in one BM25 segment: ${doc.id}`, { id: doc.id });
-    }
-    if (doc.fields.length > weights.length) {
+    this.checkNew(doc.id);
+    if (doc.fields.length > this.weights.length) {
       throw new TkomaError('INTERNAL', 'A BM25 doc has more fields than there are field weights.', {
         id: doc.id,
         fields: doc.fields.length,
-        weights: weights.length,
+        weights: this.weights.length,
       });
     }
-    this.seen.add(doc.id);
-    const d = this.ids.length;
-    this.ids.push(doc.id);
-    let len = 0;
-    for (let f = 0; f < doc.fields.length; f++) {
-      const w = weights[f]!;
-      const text = doc.fields[f]!;
-      if (w === 0 || text === '') continue;
-      // Chunks of one file repeat their path and often their title: reuse the last term list.
-      let terms = lastTerms[f];
-      if (lastText[f] !== text) {
-        terms = vocab.termsOf(text);
-        lastText[f] = text;
-        lastTerms[f] = terms;
-      }
-      if (vocab.size > this.tfAcc.length) this.tfAcc = grow(this.tfAcc, new Float64Array(Math.max(vocab.size, this.tfAcc.length * 2)));
-      const tfAcc = this.tfAcc;
-      for (const t of terms!) {
-        len += w;
-        if (tfAcc[t] === 0) touched.push(t);
-        tfAcc[t] += w;
-      }
+    const d = this.newDoc(doc.id);
+    const { counter, stream } = this;
+    this.setLength(d, counter.count(doc.fields));
+    for (const t of counter.touched) stream.push(t, d, counter.takeTf(t));
+  }
+
+  /**
+   * A doc counted by another TermCounter with the same weights (a chunk worker's): its distinct
+   * terms terms[from..to) in `table`'s numbering, their weighted tfs, and its weighted length.
+   * Gives the same segment as add() of the same fields: only the term numbers are translated.
+   */
+  addCounted(id: string, len: number, table: ForeignTerms, terms: Uint32Array, tfs: Float32Array, from: number, to: number): void {
+    if (!sameWeights(table.weights, this.weights)) {
+      throw new TkomaError('INTERNAL', 'Terms counted with other BM25 field weights than this build.', { id });
     }
+    this.checkNew(id);
+    const d = this.newDoc(id);
+    this.setLength(d, len);
+    let map = this.foreign.get(table);
+    if (!map || map.length < table.names.length) {
+      const grown = new Uint32Array(Math.max(table.names.length, (map?.length ?? 0) * 2, 1024));
+      if (map) grown.set(map);
+      this.foreign.set(table, (map = grown));
+    }
+    const { vocab } = this.counter;
+    for (let i = from; i < to; i++) {
+      const local = terms[i]!;
+      let t = map[local]!;
+      if (t === 0) map[local] = t = vocab.intern(table.names[local]!) + 1;
+      this.stream.push(t - 1, d, tfs[i]!);
+    }
+  }
+
+  private checkNew(id: string): void {
+    if (this.seen.has(id)) {
+      throw new TkomaError('INTERNAL', `Duplicate id in one BM25 segment: ${id}`, { id });
+    }
+  }
+
+  /** Numbers a doc whose id checkNew passed. */
+  private newDoc(id: string): number {
+    this.seen.add(id);
+    this.ids.push(id);
+    return this.ids.length - 1;
+  }
+
+  private setLength(d: number, len: number): void {
     if (d >= this.docLen.length) this.docLen = grow(this.docLen, new Float32Array(this.docLen.length * 2));
     this.docLen[d] = len;
-    const tfAcc = this.tfAcc;
-    for (const t of touched) {
-      this.stream.push(t, d, tfAcc[t]!);
-      tfAcc[t] = 0;
-    }
-    touched.length = 0;
   }
 
   /** The segment; the builder takes no more docs after this. */
   finish(): Bm25Segment {
-    this.vocab.release();
+    this.counter.release();
+    this.foreign.clear();
     this.seen.clear();
-    return assemble(this.ids, this.weights, this.docLen.slice(0, this.ids.length), this.vocab.names, this.stream);
+    return assemble(this.ids, this.weights, this.docLen.slice(0, this.ids.length), this.counter.vocab.names, this.stream);
   }
+}
+
+/**
+ * The term names of a numbering made in another thread, in its order: names[n] is its term n.
+ * It grows as that thread reports new terms; `weights` are the field weights it counted with.
+ */
+export class ForeignTerms {
+  readonly names: string[] = [];
+  constructor(readonly weights: Float64Array) {}
+}
+
+function sameWeights(a: Float64Array, b: Float64Array): boolean {
+  return a.length === b.length && a.every((w, i) => w === b[i]);
 }
 
 /** Sorts the vocabulary and regroups the document-ordered stream by term (a counting sort). */

@@ -56,9 +56,10 @@ const MAX_TERM_LENGTH = 64;
 
 /**
  * A word: letters, digits, marks and underscores, optionally chained by single `-`, `.`, `/` or
- * `::` (paths, dotted names, kebab-case, Rust paths). Everything else separates words.
+ * `::` (paths, dotted names, kebab-case, Rust paths). Everything else separates words. Exported
+ * for the tests, which hold the tokenizer's ASCII scanner to it.
  */
-const WORD = /[\p{L}\p{N}\p{M}_]+(?:(?:::|[-./])[\p{L}\p{N}\p{M}_]+)*/gu;
+export const WORD = /[\p{L}\p{N}\p{M}_]+(?:(?:::|[-./])[\p{L}\p{N}\p{M}_]+)*/gu;
 const CONNECTOR = /::|[-./]/;
 /**
  * Parts of one segment: an uppercase run not followed by lowercase (acronym: `HTTP` in
@@ -68,8 +69,16 @@ const CONNECTOR = /::|[-./]/;
 const PART = /\p{Lu}[\p{Lu}\p{M}]*(?![\p{Ll}\p{M}])|\p{Lu}?[\p{Ll}\p{M}]+|\p{N}+|[^\p{Lu}\p{Ll}\p{N}_]+/gu;
 const DIGITS = /^\p{N}+$/u;
 
-function segmentParts(segment: string, splitDigits: boolean): string[] {
+/** The parts of one segment of a word (no connectors in it): identifier words, digit runs. */
+export function segmentParts(segment: string, splitDigits: boolean): string[] {
   const parts: string[] = [];
+  if (isAsciiWord(segment)) asciiParts(segment, splitDigits, parts);
+  else regexParts(segment, splitDigits, parts);
+  return parts;
+}
+
+/** segmentParts by the PART regex: any script. Exported for the tests, which hold asciiParts to it. */
+export function regexParts(segment: string, splitDigits: boolean, parts: string[]): void {
   for (const piece of segment.split('_')) {
     if (piece === '') continue;
     const first = parts.length;
@@ -83,7 +92,60 @@ function segmentParts(segment: string, splitDigits: boolean): string[] {
       }
     }
   }
-  return parts;
+}
+
+/** Only ASCII letters, digits and underscores. */
+function isAsciiWord(s: string): boolean {
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (!(isUpper(c) || isLower(c) || isDigit(c) || c === 95)) return false;
+  }
+  return true;
+}
+
+const isUpper = (c: number): boolean => c >= 65 && c <= 90;
+const isLower = (c: number): boolean => c >= 97 && c <= 122;
+const isDigit = (c: number): boolean => c >= 48 && c <= 57;
+
+/**
+ * segmentParts of an ASCII segment (isAsciiWord) without the Unicode regexes, which were most of
+ * a create's tokenizing time. Exactly PART's matches over each `_`-separated piece: an uppercase
+ * run not followed by a lowercase letter, else (it is, and its last letter starts the next part)
+ * the run but its last letter; an optionally capitalised lowercase run; a digit run. In ASCII
+ * letters and digits nothing is left between matches.
+ */
+function asciiParts(segment: string, splitDigits: boolean, parts: string[]): void {
+  const n = segment.length;
+  let first = parts.length; // the first part of the current piece
+  let i = 0;
+  while (i < n) {
+    const c = segment.charCodeAt(i);
+    let end = i + 1;
+    if (c === 95) {
+      first = parts.length;
+      i = end;
+      continue;
+    }
+    if (isDigit(c)) {
+      while (end < n && isDigit(segment.charCodeAt(end))) end++;
+      // Without digit splitting a digit run sticks to the part before it (`utf8`, `HTTP2`).
+      if (!splitDigits && parts.length > first) {
+        parts[parts.length - 1] += segment.slice(i, end);
+        i = end;
+        continue;
+      }
+    } else if (isUpper(c)) {
+      while (end < n && isUpper(segment.charCodeAt(end))) end++;
+      if (end < n && isLower(segment.charCodeAt(end))) {
+        if (end - i > 1) end--; // `HTTPResponse`: `HTTP`, then `Response`
+        else while (end < n && isLower(segment.charCodeAt(end))) end++; // `Response`
+      }
+    } else {
+      while (end < n && isLower(segment.charCodeAt(end))) end++;
+    }
+    parts.push(segment.slice(i, end));
+    i = end;
+  }
 }
 
 /** `word`, `Word`, `WORD` or `123` in ASCII: a single part whatever the options. */
@@ -111,25 +173,72 @@ function isPlain(word: string): boolean {
 
 export function createTokenizer(options: TokenizerOptions = DEFAULT_TOKENIZER): (text: string) => string[] {
   const { joinIdentifiers, keepCompounds, splitDigits } = options;
+  const addWord = (word: string, tokens: string[]): void => {
+    // Fast path: most words in prose and code are one plain part; skip the splitting.
+    if (isPlain(word)) {
+      tokens.push(word);
+      return;
+    }
+    const segments = word.split(CONNECTOR);
+    for (const segment of segments) {
+      const parts = segmentParts(segment, splitDigits);
+      for (const part of parts) tokens.push(part);
+      if (joinIdentifiers && parts.length > 1) tokens.push(parts.join(''));
+    }
+    if (keepCompounds && segments.length > 1) tokens.push(word);
+  };
   return (text: string): string[] => {
     const tokens: string[] = [];
-    // match() with /g returns plain strings: cheaper than matchAll's match objects.
-    for (const word of text.match(WORD) ?? []) {
-      // Fast path: most words in prose and code are one plain part; skip the splitting regexes.
-      if (isPlain(word)) {
-        tokens.push(word);
+    const n = text.length;
+    let i = 0;
+    while (i < n) {
+      const c = text.charCodeAt(i);
+      if (c < 128 && !isAsciiWordChar(c)) {
+        i++;
         continue;
       }
-      const segments = word.split(CONNECTOR);
-      for (const segment of segments) {
-        const parts = segmentParts(segment, splitDigits);
-        for (const part of parts) tokens.push(part);
-        if (joinIdentifiers && parts.length > 1) tokens.push(parts.join(''));
+      // The words of WORD's matches, found by scanning ASCII (WORD's Unicode classes cost as much
+      // as all the rest of tokenizing); from any other character on, WORD itself finds the word.
+      const end = c < 128 ? asciiWordEnd(text, i) : -1;
+      if (end >= 0) {
+        addWord(text.slice(i, end), tokens);
+        i = end;
+        continue;
       }
-      if (keepCompounds && segments.length > 1) tokens.push(word);
+      // Shared, but nothing runs between setting lastIndex and exec().
+      WORD.lastIndex = i;
+      const m = WORD.exec(text);
+      if (m === null) break;
+      addWord(m[0], tokens);
+      i = WORD.lastIndex;
     }
     return tokens;
   };
+}
+
+const isAsciiWordChar = (c: number): boolean => isLower(c) || isUpper(c) || isDigit(c) || c === 95;
+
+/**
+ * End of WORD's match at `start` (an ASCII word character) when the match is all ASCII, else -1
+ * (a non-ASCII character where the word or a connector's next word would go on: WORD decides).
+ * WORD is greedy: word characters, then as long as they follow, a connector (`::`, `-`, `.`,
+ * `/`) and more word characters.
+ */
+function asciiWordEnd(text: string, start: number): number {
+  const n = text.length;
+  let end = start + 1;
+  for (;;) {
+    while (end < n && isAsciiWordChar(text.charCodeAt(end))) end++;
+    if (end === n) return end;
+    const d = text.charCodeAt(end);
+    if (d >= 128) return -1;
+    const connector = d === 45 || d === 46 || d === 47 ? 1 : d === 58 && text.charCodeAt(end + 1) === 58 ? 2 : 0;
+    if (connector === 0 || end + connector >= n) return end;
+    const e = text.charCodeAt(end + connector);
+    if (e >= 128) return -1;
+    if (!isAsciiWordChar(e)) return end;
+    end += connector + 1;
+  }
 }
 
 export function createTermProcessor(options: TermOptions = DEFAULT_TERMS, { memo = true } = {}): (term: string) => string | null {
