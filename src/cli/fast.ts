@@ -4,11 +4,12 @@
  * plain specs the oclif command is built from; anything unusual (help, an unknown or repeated
  * flag, a value out of range) is left to oclif, so usage errors and help read exactly as before.
  */
-import { availableParallelism, homedir, loadavg } from 'node:os';
-import { join, resolve } from 'node:path';
+import { availableParallelism, loadavg } from 'node:os';
+import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 
-import { envFlagOr, envSetting } from '../lib/settings.js';
+import { envFlagOr } from '../lib/settings.js';
+import { resolveRootPath } from '../lib/store/root-path.js';
 
 import { BASE_FLAG_SPECS, type CommandSpec, type FlagSpec, SEARCH_SPEC } from './spec.js';
 
@@ -97,10 +98,7 @@ async function prefetchTopicWalk(flags: ParsedArgv['flags']): Promise<void> {
   if (loadavg()[0] >= availableParallelism() - 0.5) return;
   let root: string;
   try {
-    // resolveRootPath's rule (store/root.ts), without loading that module's imports here.
-    const flag = typeof flags.root === 'string' ? flags.root : undefined;
-    const fromEnv = envSetting('root');
-    root = flag ? resolve(flag) : fromEnv ? resolve(fromEnv) : join(process.env.XDG_DATA_HOME || join(homedir(), '.local', 'share'), 'tkoma-ref');
+    root = resolveRootPath(typeof flags.root === 'string' ? flags.root : undefined);
   } catch {
     return; // a malformed setting: the command itself reports it
   }

@@ -1,34 +1,16 @@
 import { existsSync, statSync } from 'node:fs';
 import { cp, mkdir, readdir, writeFile } from 'node:fs/promises';
-import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 import { TkomaError } from '../errors.js';
 import { commitAll, git, headCommit } from '../root-git.js';
 import { withLock } from '../lock.js';
-import { envSetting } from '../settings.js';
 import { assertNoPendingInit, beginInitJournal, crashPoint, endInitJournal, pendingInit, recoverIfNeeded } from '../mutation.js';
 
-/** Where the knowledge root is: --root, then TKOMA_REF_ROOT, then the XDG data directory. */
-export function resolveRootPath(flag: string | undefined, env: NodeJS.ProcessEnv = process.env): string {
-  if (flag) return resolve(flag);
-  const fromEnv = envSetting('root', env);
-  if (fromEnv) return resolve(fromEnv);
-  const dataHome = env.XDG_DATA_HOME || join(homedir(), '.local', 'share');
-  return join(dataHome, 'tkoma-ref');
-}
+import { referencesDir, STATE_DIR } from './root-path.js';
 
-export const REFERENCES_DIR = 'references';
-export const STATE_DIR = '.tkoma';
-
-export function referencesDir(root: string): string {
-  return join(root, REFERENCES_DIR);
-}
-
-export function stateDir(root: string): string {
-  return join(root, STATE_DIR);
-}
+export { REFERENCES_DIR, referencesDir, resolveRootPath, STATE_DIR, stateDir } from './root-path.js';
 
 export function isInitialised(root: string): boolean {
   return existsSync(join(root, '.git')) && existsSync(referencesDir(root));
