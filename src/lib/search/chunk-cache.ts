@@ -1,14 +1,15 @@
 /**
- * Chunk texts, and their duplicate fingerprints, kept between answers of one process (a warm
+ * Chunk texts, their duplicate fingerprints and their lines' words (line-words.ts), kept between answers of one process (a warm
  * `serve`/`mcp` answers thousands). Keyed by the text's sha256, which the chunk record carries as
  * `hash`: an entry is right whichever segment, topic or root asks for it, so a sync, compaction
  * or hand edit never makes one wrong, and nothing needs invalidating when a head changes; texts
  * no longer asked for age out. Bounded by bytes, least recently used first out.
  */
 import { type Fingerprint, fingerprint } from './duplicates.js';
+import { type LineWords, lineWords, startAgainWhenFull, termGeneration } from './line-words.js';
 
-/** About every chunk of a SciFact-sized topic (7.5k chunks, 8 MB of text) with its fingerprint. */
-export const CHUNK_CACHE_BYTES = 32 * 2 ** 20;
+/** About every chunk of a SciFact-sized topic (7.5k chunks, 8 MB of text) with its fingerprint and words. */
+export const CHUNK_CACHE_BYTES = 48 * 2 ** 20;
 
 /** A Map entry, its key and the object around the text: roughly what V8 spends beside the text. */
 const ENTRY_OVERHEAD = 160;
@@ -16,8 +17,12 @@ const ENTRY_OVERHEAD = 160;
 interface Entry {
   text: string;
   fp: Fingerprint | null;
+  words: { generation: number; lines: LineWords[]; bytes: number } | null;
   bytes: number;
 }
+
+/** An Int32Array's header and its place in the list, beside its numbers. */
+const WORDS_OVERHEAD = 80;
 
 export class ChunkCache {
   private readonly entries = new Map<string, Entry>();
@@ -42,7 +47,7 @@ export class ChunkCache {
   /** Keeps a text read and verified against its hash. Empty texts (unreadable ones) are not kept. */
   put(hash: string, text: string): void {
     if (text === '' || this.entries.has(hash)) return;
-    const e: Entry = { text, fp: null, bytes: ENTRY_OVERHEAD + 2 * text.length };
+    const e: Entry = { text, fp: null, words: null, bytes: ENTRY_OVERHEAD + 2 * text.length };
     this.entries.set(hash, e);
     this.grow(e.bytes);
   }
@@ -57,6 +62,25 @@ export class ChunkCache {
       this.grow(e.fp.shingles.byteLength);
     }
     return e.fp;
+  }
+
+  /**
+   * The words of text.split('\n'), found once while the text is held (again when the term ids
+   * have started again since); null for a text not held.
+   */
+  words(hash: string, text: string): { generation: number; lines: readonly LineWords[] } | null {
+    const e = this.touch(hash);
+    if (!e || e.text !== text) return null;
+    startAgainWhenFull();
+    if (e.words?.generation !== termGeneration()) {
+      const lines = text.split('\n').map(lineWords);
+      const bytes = lines.reduce((n, w) => n + WORDS_OVERHEAD + 4 * w.length, 0);
+      const delta = bytes - (e.words?.bytes ?? 0);
+      e.words = { generation: termGeneration(), lines, bytes };
+      e.bytes += delta;
+      this.grow(delta);
+    }
+    return e.words;
   }
 
   private touch(hash: string): Entry | undefined {
