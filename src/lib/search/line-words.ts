@@ -59,14 +59,30 @@ export function plainWord(run: string): boolean {
 }
 
 /**
- * Run text -> its tokens' terms as ids (processTerm, nulls dropped): -1 none, an id, or several
- * in token order. The runs of a corpus recur (most are words): each is tokenised and stemmed once.
+ * The vocabulary of runs: run -> its tokens' terms as ids (processTerm, nulls dropped), -1 none,
+ * an id, or several in token order. The runs of a corpus recur (most are words): each is
+ * tokenised and stemmed once. Runs are looked up by two 32-bit hashes of their characters
+ * (and length), computed while the line is scanned, in an open-addressing table of typed arrays:
+ * no string is cut or hashed for a run already known, and the table stays small enough for the
+ * processor's cache (a Map of strings cost most of a line's reading). Two distinct runs share
+ * both hashes with a chance of about 2^-64 per pair (1e-9 for a full vocabulary); the runs' own
+ * texts are not compared.
  */
-const vocabulary = new Map<string, number | readonly number[]>();
+const TABLE_BITS = 18;
+const FNV_OFFSET = 2166136261 | 0;
+const FNV_PRIME = 16777619;
+const SEED = 0x9747b28c | 0;
+const MURMUR_M = 0x5bd1e995;
+const TABLE_MASK = (1 << TABLE_BITS) - 1;
+const slotHash1 = new Int32Array(1 << TABLE_BITS);
+const slotHash2 = new Int32Array(1 << TABLE_BITS);
+/** Run id + 1 per slot (0: empty). */
+const slotRun = new Int32Array(1 << TABLE_BITS);
+const runTerms: (number | readonly number[])[] = [];
 /** Term -> a small integer: a question's terms are compared with a run's as numbers. */
 const termIds = new Map<string, number>();
-/** Past this many runs (or terms) both start again. */
-const VOCABULARY_MAX = 200_000;
+/** Past this many runs (or terms) both start again (the table is then 60% full). */
+const VOCABULARY_MAX = 150_000;
 /** Bumped when the term ids start again: ids (and LineWords) from before are then stale. */
 let generation = 0;
 
@@ -77,8 +93,9 @@ export const termGeneration = (): number => generation;
  * ids cannot change meaning while one answer's lines are read.
  */
 export function startAgainWhenFull(): void {
-  if (vocabulary.size <= VOCABULARY_MAX && termIds.size <= VOCABULARY_MAX) return;
-  vocabulary.clear();
+  if (runTerms.length <= VOCABULARY_MAX && termIds.size <= VOCABULARY_MAX) return;
+  slotRun.fill(0);
+  runTerms.length = 0;
   termIds.clear();
   generation++;
 }
@@ -90,63 +107,97 @@ export function termIdOf(term: string): number {
   return id;
 }
 
-function termsOfRun(run: string): number | readonly number[] {
-  let ids = vocabulary.get(run);
-  if (ids === undefined) {
-    const out: number[] = [];
-    for (const token of plainWord(run) ? [run] : tokenize(run)) {
-      const p = processTerm(token);
-      if (p) out.push(termIdOf(p));
-    }
-    ids = out.length === 0 ? -1 : out.length === 1 ? out[0]! : out;
-    // A run sliced from a line would keep the whole line (or file) alive.
-    vocabulary.set(copy(run), ids);
+function termsOf(run: string): number | readonly number[] {
+  const out: number[] = [];
+  for (const token of plainWord(run) ? [run] : tokenize(run)) {
+    const p = processTerm(token);
+    if (p) out.push(termIdOf(p));
   }
-  return ids;
+  return out.length === 0 ? -1 : out.length === 1 ? out[0]! : out;
 }
 
-/** A string of its own: a slice keeps the string it was cut from alive (a whole file, for a widened hit). */
-const copy = (s: string): string => Buffer.from(s, 'utf16le').toString('utf16le');
+/** The index in runTerms of the run termsOfRun last answered for. */
+let runIndex = 0;
+
+/** The terms of the run line[a, b), whose hashes are h1 and h2: from the table, else found and added. */
+function termsOfRun(line: string, a: number, b: number, h1: number, h2: number): number | readonly number[] {
+  for (let slot = h1 & TABLE_MASK; ; slot = (slot + 1) & TABLE_MASK) {
+    const run = slotRun[slot]!;
+    if (run === 0) {
+      const terms = termsOf(line.slice(a, b));
+      runIndex = runTerms.length;
+      runTerms.push(terms);
+      slotHash1[slot] = h1;
+      slotHash2[slot] = h2;
+      slotRun[slot] = runTerms.length;
+      return terms;
+    }
+    if (slotHash1[slot] === h1 && slotHash2[slot] === h2) {
+      runIndex = run - 1;
+      return runTerms[runIndex]!;
+    }
+  }
+}
 
 /**
  * A line's words, with ids of the current termGeneration (the runs' terms are memoised; the
  * line's array is the caller's to keep).
  */
 export function lineWords(line: string): LineWords {
-  if (line.toLowerCase().length !== line.length) return Int32Array.of(SHIFTED);
-  const starts: number[] = [];
-  const ends: number[] = [];
-  const runTerms: (number | readonly number[])[] = [];
+  const length = line.length;
+  let ascii = true;
+  let n = 0;
   let termCount = 0;
-  for (let i = 0; i < line.length; ) {
+  for (let i = 0; i < length; ) {
+    if (line.charCodeAt(i) >= 128) ascii = false;
     if (!isRunChar(line, i)) {
       i++;
       continue;
     }
-    let b = i + 1;
-    while (b < line.length && isRunChar(line, b)) b++;
-    const ids = termsOfRun(line.slice(i, b));
-    if (ids !== -1) {
-      starts.push(i);
-      ends.push(b);
-      runTerms.push(ids);
-      termCount += typeof ids === 'number' ? 1 : ids.length;
+    let h1 = FNV_OFFSET;
+    let h2 = SEED;
+    let b = i;
+    do {
+      const c = line.charCodeAt(b);
+      if (c >= 128) ascii = false;
+      h1 = Math.imul(h1 ^ c, FNV_PRIME);
+      h2 = Math.imul(h2 ^ c, MURMUR_M) ^ (h2 >>> 13);
+      b++;
+    } while (b < length && isRunChar(line, b));
+    const terms = termsOfRun(line, i, b, h1, Math.imul(h2 ^ (b - i), MURMUR_M) ^ (h2 >>> 15));
+    if (terms !== -1) {
+      if (3 * n + 3 > scratch.length) scratch = grow(scratch);
+      scratch[3 * n] = i;
+      scratch[3 * n + 1] = b;
+      scratch[3 * n + 2] = runIndex;
+      n++;
+      termCount += typeof terms === 'number' ? 1 : terms.length;
     }
     i = b;
   }
-  const n = starts.length;
-  const w = new Int32Array(1 + 3 * n + 1 + termCount);
+  // Only a line with other than ASCII can lowercase to another length.
+  if (!ascii && line.toLowerCase().length !== length) return Int32Array.of(SHIFTED);
+  const w = new Int32Array(2 + 3 * n + termCount);
   w[0] = n;
   let at = 2 + 3 * n; // where the term ids start
   for (let r = 0; r < n; r++) {
-    w[1 + r] = starts[r]!;
-    w[1 + n + r] = ends[r]!;
+    w[1 + r] = scratch[3 * r]!;
+    w[1 + n + r] = scratch[3 * r + 1]!;
     w[1 + 2 * n + r] = at;
-    const ids = runTerms[r]!;
-    if (typeof ids === 'number') w[at++] = ids;
-    else for (const id of ids) w[at++] = id;
+    const terms = runTerms[scratch[3 * r + 2]!]!;
+    if (typeof terms === 'number') w[at++] = terms;
+    else for (const id of terms) w[at++] = id;
   }
   w[1 + 3 * n] = at;
   return w;
+}
+
+/** (start, end, run index) of the listed runs of the line being read. */
+let scratch: Int32Array = new Int32Array(3 * 256);
+
+function grow(a: Int32Array): Int32Array {
+  const bigger = new Int32Array(2 * a.length);
+  bigger.set(a);
+  return bigger;
 }
 
