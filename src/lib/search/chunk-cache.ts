@@ -17,12 +17,19 @@ const ENTRY_OVERHEAD = 160;
 interface Entry {
   text: string;
   fp: Fingerprint | null;
-  words: { generation: number; lines: LineWords[]; bytes: number } | null;
+  words: (HeldWords & { bytes: number }) | null;
   bytes: number;
 }
 
-/** An Int32Array's header and its place in the list, beside its numbers. */
-const WORDS_OVERHEAD = 80;
+/** A held text's lines and their words (LineWords of `generation`). */
+export interface HeldWords {
+  generation: number;
+  lines: readonly LineWords[];
+  texts: readonly string[];
+}
+
+/** An Int32Array's header, a line string's and their places in the lists, beside the numbers. */
+const WORDS_OVERHEAD = 120;
 
 export class ChunkCache {
   private readonly entries = new Map<string, Entry>();
@@ -54,7 +61,8 @@ export class ChunkCache {
 
   /** fingerprint(text), computed once while the text is held. */
   fingerprint(hash: string, text: string): Fingerprint {
-    const e = this.touch(hash);
+    // Not moved back in the eviction order: text() did, when this answer read the text.
+    const e = this.entries.get(hash);
     if (!e || e.text !== text) return fingerprint(text);
     if (!e.fp) {
       e.fp = fingerprint(text);
@@ -65,18 +73,20 @@ export class ChunkCache {
   }
 
   /**
-   * The words of text.split('\n'), found once while the text is held (again when the term ids
-   * have started again since); null for a text not held.
+   * The words of text.split('\n') (and the split lines, so an answer need not split again),
+   * found once while the text is held (again when the term ids have started again since); null
+   * for a text not held.
    */
-  words(hash: string, text: string): { generation: number; lines: readonly LineWords[] } | null {
-    const e = this.touch(hash);
+  words(hash: string, text: string): HeldWords | null {
+    const e = this.entries.get(hash);
     if (!e || e.text !== text) return null;
     startAgainWhenFull();
     if (e.words?.generation !== termGeneration()) {
-      const lines = text.split('\n').map(lineWords);
+      const texts = text.split('\n');
+      const lines = texts.map(lineWords);
       const bytes = lines.reduce((n, w) => n + WORDS_OVERHEAD + 4 * w.length, 0);
       const delta = bytes - (e.words?.bytes ?? 0);
-      e.words = { generation: termGeneration(), lines, bytes };
+      e.words = { generation: termGeneration(), lines, texts, bytes };
       e.bytes += delta;
       this.grow(delta);
     }

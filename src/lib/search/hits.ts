@@ -140,7 +140,7 @@ async function linesOf(kept: readonly Kept[], refs: Map<string, ChunkRef>, texts
   const own = (r: ChunkRef): HitLines => {
     const text = texts.get(r.chunk) ?? '';
     const words = chunkCache.words(r.chunk.hash, text);
-    return { start: r.chunk.startLine, lines: text.split('\n'), ...(words ? { words } : {}) };
+    return words ? { start: r.chunk.startLine, lines: words.texts, words } : { start: r.chunk.startLine, lines: text.split('\n') };
   };
   for (const k of kept) {
     if (k.range.start < k.h.startLine || k.range.end > k.h.endLine) {
@@ -216,10 +216,10 @@ export function foldOverlaps<T extends { h: { topicId: string; path: string }; r
 
 type Texts = Map<ChunkRef['chunk'], string>;
 
-/** A hit's lines from `start` on, with their words when the chunk cache holds them. */
+/** A hit's lines from `start` on (not to be changed: they may be the chunk cache's), with their words when it holds them. */
 interface HitLines {
   start: number;
-  lines: string[];
+  lines: readonly string[];
   words?: KnownWords;
 }
 
