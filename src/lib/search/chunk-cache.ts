@@ -18,6 +18,8 @@ interface Entry {
   text: string;
   fp: Fingerprint | null;
   words: (HeldWords & { bytes: number }) | null;
+  /** words() was asked for this text before. */
+  asked: boolean;
   bytes: number;
 }
 
@@ -54,7 +56,7 @@ export class ChunkCache {
   /** Keeps a text read and verified against its hash. Empty texts (unreadable ones) are not kept. */
   put(hash: string, text: string): void {
     if (text === '' || this.entries.has(hash)) return;
-    const e: Entry = { text, fp: null, words: null, bytes: ENTRY_OVERHEAD + 2 * text.length };
+    const e: Entry = { text, fp: null, words: null, asked: false, bytes: ENTRY_OVERHEAD + 2 * text.length };
     this.entries.set(hash, e);
     this.grow(e.bytes);
   }
@@ -74,14 +76,21 @@ export class ChunkCache {
 
   /**
    * The words of text.split('\n') (and the split lines, so an answer need not split again),
-   * found once while the text is held (again when the term ids have started again since); null
-   * for a text not held.
+   * found the second time they are asked for (the first, when `eager`) while the text is held
+   * (again when the term ids have started again since); null for a text not held, or asked for
+   * the first time.
    */
-  words(hash: string, text: string): HeldWords | null {
+  words(hash: string, text: string, eager = false): HeldWords | null {
     const e = this.entries.get(hash);
     if (!e || e.text !== text) return null;
     startAgainWhenFull();
     if (e.words?.generation !== termGeneration()) {
+      // Else the first answer showing the text scans it with the probes: cheaper once, and the
+      // texts of a one-shot search never come back.
+      if (!eager && !e.asked) {
+        e.asked = true;
+        return null;
+      }
       const texts = text.split('\n');
       const lines = texts.map(lineWords);
       const bytes = lines.reduce((n, w) => n + WORDS_OVERHEAD + 4 * w.length, 0);

@@ -35,6 +35,9 @@ interface Kept {
   range: LineRange;
 }
 
+/** Answers this process gave so far. */
+let answers = 0;
+
 /** Candidates past the hits still wanted that are read in the same batch (a duplicate or two). */
 const BATCH_MARGIN = 5;
 
@@ -76,7 +79,9 @@ export async function toReferenceHits(
   if (opts.context !== undefined) await widen(kept, refs, opts.context);
   const shown = opts.context !== undefined ? foldOverlaps(kept) : kept;
   const terms = queryTerms(question);
-  const lines = await linesOf(shown, refs, texts);
+  // A process past its first answer answers many (serve, mcp, watch): its chunks come back, so
+  // their words are worth reading at first sight; a one-shot search only scans.
+  const lines = await linesOf(shown, refs, texts, answers++ > 0);
   const out: ReferenceHit[] = [];
   for (const k of shown) {
     const { h, ref } = k;
@@ -126,7 +131,7 @@ function membersOf(h: FusedHit, refs: Map<string, ChunkRef>): ChunkRef[] {
  * chunks' texts joined. A chunk text that is not exactly its line range (or a missing file) falls
  * back to the best chunk's text and lines.
  */
-async function linesOf(kept: readonly Kept[], refs: Map<string, ChunkRef>, texts: Texts): Promise<Map<Kept, HitLines>> {
+async function linesOf(kept: readonly Kept[], refs: Map<string, ChunkRef>, texts: Texts, eager: boolean): Promise<Map<Kept, HitLines>> {
   const out = new Map<Kept, HitLines>();
   const files = new Map<string, Promise<string[] | null>>();
   const fileLines = (k: Kept): Promise<string[] | null> => {
@@ -139,7 +144,7 @@ async function linesOf(kept: readonly Kept[], refs: Map<string, ChunkRef>, texts
   await readTexts([...members.values()].flat(), texts);
   const own = (r: ChunkRef): HitLines => {
     const text = texts.get(r.chunk) ?? '';
-    const words = chunkCache.words(r.chunk.hash, text);
+    const words = chunkCache.words(r.chunk.hash, text, eager);
     return words ? { start: r.chunk.startLine, lines: words.texts, words } : { start: r.chunk.startLine, lines: text.split('\n') };
   };
   for (const k of kept) {

@@ -4,7 +4,8 @@
  * tokenisation as the lexical index, so `parseConfig` in a question lights up `parse_config`).
  */
 import { processTerm, tokenize } from '../index/bm25/index.js';
-import { type LineWords, lineWords, SHIFTED, startAgainWhenFull, termGeneration, termIdOf } from './line-words.js';
+import { type LineWords, SHIFTED, startAgainWhenFull, termGeneration, termIdOf } from './line-words.js';
+import { probesAt, probeScanLine } from './probe-scan.js';
 
 export { plainWord } from './line-words.js';
 
@@ -76,23 +77,27 @@ export function lineMatches(lines: readonly string[], terms: ReadonlySet<string>
 }
 
 /**
- * lineMatches, plus where in each line its first matching word starts (-1: none). What a pass of
- * the probes over each lowercased line found, occurrence by occurrence, read off the line's
- * cached runs (line-words.ts): a run whose terms hold some of the question's counts once when a
- * probe occurs inside it, and once more per probe occurring on the character just after it
- * (half an astral letter, which is no run character: the pass widened such an occurrence to
- * the run before it).
+ * lineMatches, plus where in each line its first matching word starts (-1: none). A line without
+ * `known` words (of the current term ids) gets the pass of the probes over it (probe-scan.ts);
+ * with them, what that pass would find is read off its runs: a run whose terms hold some of the
+ * question's counts once when a probe occurs inside it, and once more per probe occurring on the
+ * character just after it (half an astral letter, which is no run character: the pass widened
+ * such an occurrence to the run before it).
  */
 export function scanLines(lines: readonly string[], terms: ReadonlySet<string>, known?: KnownWords): { matches: number[][]; firstAt: number[] } {
   const firstAt = lines.map(() => -1);
   if (terms.size === 0) return { matches: lines.map(() => []), firstAt };
   startAgainWhenFull();
   const current = known?.generation === termGeneration();
-  const words = lines.map((line, i) => (current ? known.lines[i] : undefined) ?? lineWords(line));
   const { index, probeList, ids: qIds, bloom } = memoOf(terms);
   const matches = lines.map((line, li) => {
+    const w = current ? known.lines[li] : undefined;
+    if (!w) {
+      const first = probeScanLine(line, terms, probeList);
+      firstAt[li] = first.firstAt;
+      return first.out;
+    }
     const out: number[] = [];
-    const w = words[li]!;
     const n = w[0]!;
     if (n === SHIFTED) {
       // Lowercasing changed offsets (rare scripts): tokenise the line.
@@ -132,12 +137,6 @@ function probeWithin(probes: readonly string[], text: string, a: number, b: numb
   return false;
 }
 
-/** How many of the probes occur at `i` in `text`. */
-function probesAt(probes: readonly string[], text: string, i: number): number {
-  let n = 0;
-  for (const p of probes) if (text.startsWith(p, i)) n++;
-  return n;
-}
 
 export interface Snippet {
   text: string;
