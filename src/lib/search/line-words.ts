@@ -8,7 +8,8 @@
  * instead of a regular-expression pass over every character of every line and the tokenising and
  * stemming of what it found.
  */
-import { processTerm, tokenize } from '../index/bm25/index.js';
+import { tokenize } from '../index/bm25/index.js';
+import { processTermUnmemoised } from '../index/bm25/tokenize.js';
 
 /**
  * One line's words, packed in one array (a few typed arrays per line cost more in headers than
@@ -107,10 +108,11 @@ export function termIdOf(term: string): number {
   return id;
 }
 
+/** A new run's terms. The vocabulary asks once per run: processTerm's own memo would only grow. */
 function termsOf(run: string): number | readonly number[] {
   const out: number[] = [];
   for (const token of plainWord(run) ? [run] : tokenize(run)) {
-    const p = processTerm(token);
+    const p = processTermUnmemoised(token);
     if (p) out.push(termIdOf(p));
   }
   return out.length === 0 ? -1 : out.length === 1 ? out[0]! : out;
