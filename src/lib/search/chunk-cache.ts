@@ -8,8 +8,12 @@
 import { type Fingerprint, fingerprint } from './duplicates.js';
 import { type LineWords, lineWords, startAgainWhenFull, termGeneration } from './line-words.js';
 
-/** About every chunk of a SciFact-sized topic (7.5k chunks, 8 MB of text) with its fingerprint and words. */
-export const CHUNK_CACHE_BYTES = 48 * 2 ** 20;
+/**
+ * About every chunk of a SciFact-sized topic (7.5k chunks, 8 MB of text) with its fingerprint; with
+ * their words too, the chunks of a few hundred 100-hit answers. 48 MB kept all the words as well
+ * but cost the serve process 55 MB more RSS (the heap grows past what is counted here).
+ */
+export const CHUNK_CACHE_BYTES = 32 * 2 ** 20;
 
 /** A Map entry, its key and the object around the text: roughly what V8 spends beside the text. */
 const ENTRY_OVERHEAD = 160;
