@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 
 import { ChunkCache } from '../../src/lib/search/chunk-cache.js';
 import { fingerprint } from '../../src/lib/search/duplicates.js';
+import { lineWords, termGeneration } from '../../src/lib/search/line-words.js';
 
 describe('ChunkCache', () => {
   it('gives back what was put, by hash; never keeps an unreadable (empty) text', () => {
@@ -44,5 +45,38 @@ describe('ChunkCache', () => {
     expect(c.fingerprint('nope', other)).toEqual(fingerprint(other));
     expect(c.text('h')).toBe('held text here');
     expect(c.size).toBe(1);
+  });
+});
+
+describe('ChunkCache words', () => {
+  it("finds a held text's line words when asked again, once, counts their bytes, and gives them for the current term ids", () => {
+    const c = new ChunkCache();
+    const t = 'Protein folding in cells\nthe the the\nIL-6 and p53 in src/lib/a.ts';
+    c.put('h', t);
+    const before = c.bytes;
+    expect(c.words('h', t)).toBeNull(); // the first answer showing it scans it with the probes
+    expect(c.bytes).toBe(before);
+    const w = c.words('h', t)!;
+    expect(w.generation).toBe(termGeneration());
+    expect(w.lines).toEqual(t.split('\n').map(lineWords));
+    expect(w.texts).toEqual(t.split('\n'));
+    expect(c.words('h', t)).toBe(w);
+    expect(c.bytes).toBeGreaterThan(before + w.lines.reduce((n, l) => n + 4 * l.length, 0));
+  });
+
+  it('finds them at the first ask when eager (a process that answers many questions)', () => {
+    const c = new ChunkCache();
+    const t = 'Protein folding in cells';
+    c.put('h', t);
+    expect(c.words('h', t, true)?.lines).toEqual([lineWords(t)]);
+  });
+
+  it('keeps no words for a text it does not hold, or holds another text under that hash', () => {
+    const c = new ChunkCache();
+    c.put('h', 'held text here');
+    for (let i = 0; i < 2; i++) {
+      expect(c.words('h', 'another text')).toBeNull();
+      expect(c.words('nope', 'held text here')).toBeNull();
+    }
   });
 });

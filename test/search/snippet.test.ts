@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 
 import { processTerm, tokenize } from '../../src/lib/index/bm25/index.js';
-import { bodySnippet, cutLine, lineMatches, makeSnippet, plainWord, queryTerms, scanLines } from '../../src/lib/search/snippet.js';
+import { lineWords, termGeneration } from '../../src/lib/search/line-words.js';
+import { bodySnippet, cutLine, lineMatches, makeSnippet, plainWord, queryTerms, scanLines, snippetOfLines } from '../../src/lib/search/snippet.js';
 
 describe('makeSnippet', () => {
   it('returns a chunk that fits unchanged', () => {
@@ -179,7 +180,26 @@ describe('scanLines: one pass for all probes', () => {
       );
       const question = Array.from({ length: 1 + Math.floor(next() * 4) }, () => pick(WORDS)).join(' ');
       const terms = queryTerms(question);
-      expect(scanLines(lines, terms), `round ${round}: ${question}`).toEqual(reference(lines, terms));
+      const want = reference(lines, terms);
+      expect(scanLines(lines, terms), `round ${round}: ${question}`).toEqual(want);
+      // The words a chunk cache keeps (some of them: the gaps are found again) read the same.
+      const known = { generation: termGeneration(), lines: lines.map((l, i) => (i % 2 === 0 ? lineWords(l) : undefined)) };
+      expect(scanLines(lines, terms, known), `round ${round} with known words`).toEqual(want);
+    }
+  });
+
+  it('ignores known words of another term generation (their ids meant other terms)', () => {
+    const lines = ['protein folding in cells', 'cells divide'];
+    const terms = queryTerms('cells protein');
+    const stale = { generation: termGeneration() - 1, lines: lines.map(() => Int32Array.of(1, 0, 5, 4, 5, 0)) };
+    expect(scanLines(lines, terms, stale)).toEqual(reference(lines, terms));
+  });
+
+  it('snippetOfLines is makeSnippet of the joined lines', () => {
+    const lines = ['# Heading', 'alpha beta gamma', 'the protein folds here and there', 'x'.repeat(300), 'more protein text', 'end'];
+    for (const max of [40, 100, 200, 1000]) {
+      const terms = queryTerms('protein folds');
+      expect(snippetOfLines(lines, terms, max), `max ${max}`).toEqual(makeSnippet(lines.join('\n'), terms, max));
     }
   });
 

@@ -138,6 +138,24 @@ describe('startServer', () => {
     expect(await tryServer(root, 'search', { question: 'grid', topic: 'topic-widgetry', embedderFlag: 'none', mode: 'lexical' })).toBeDefined();
   });
 
+  it("sees an edit of the root's config on the next request (whose embedder a client without a flag picks)", async () => {
+    const file = join(root, 'tkoma-ref.toml');
+    const env = { ...process.env };
+    delete env.TKOMA_REF_EMBEDDER;
+    const ask = () => tryServer(root, 'search', { question: 'grid', topic: 'topic-widgetry' }, { env });
+    const withProvider = (p: string) => writeFileSync(file, `[embedding]\nprovider = "${p}"\n`);
+    try {
+      withProvider('ollama');
+      expect(await ask()).toBeDefined();
+      withProvider('none');
+      expect(await ask()).toBeUndefined();
+      withProvider('ollama');
+      expect(await ask()).toBeDefined();
+    } finally {
+      rmSync(file, { force: true });
+    }
+  });
+
   it('answers for the same folder reached through a symlink, and not for another root', async () => {
     const link = `${root}-link`;
     symlinkSync(root, link);

@@ -18,7 +18,8 @@ import { FileMemo } from '../file-memo.js';
 import type { FusedHit } from './fusion.js';
 import type { ChunkRef, Opened } from './rank.js';
 import type { ReferenceHit } from './search.js';
-import { makeSnippet, queryTerms } from './snippet.js';
+import type { LineWords } from './line-words.js';
+import { type KnownWords, queryTerms, snippetOfLines } from './snippet.js';
 
 // Repeat queries (serve) re-read a topic's manifest (one JSON line per file) only when it moved.
 const manifests = new FileMemo<ManifestLookup>();
@@ -33,6 +34,9 @@ interface Kept {
   also_in?: string[];
   range: LineRange;
 }
+
+/** Answers this process gave so far. */
+let answers = 0;
 
 /** Candidates past the hits still wanted that are read in the same batch (a duplicate or two). */
 const BATCH_MARGIN = 5;
@@ -75,7 +79,9 @@ export async function toReferenceHits(
   if (opts.context !== undefined) await widen(kept, refs, opts.context);
   const shown = opts.context !== undefined ? foldOverlaps(kept) : kept;
   const terms = queryTerms(question);
-  const lines = await linesOf(shown, refs, texts);
+  // A process past its first answer answers many (serve, mcp, watch): its chunks come back, so
+  // their words are worth reading at first sight; a one-shot search only scans.
+  const lines = await linesOf(shown, refs, texts, answers++ > 0);
   const out: ReferenceHit[] = [];
   for (const k of shown) {
     const { h, ref } = k;
@@ -85,7 +91,7 @@ export async function toReferenceHits(
     const status = fileStatusOf(front, h.path);
     const reason = front.file_status?.find((f) => f.path === h.path)?.reason;
     const text = lines.get(k)!;
-    const snip = makeSnippet(text.lines.join('\n'), terms, opts.maxChars);
+    const snip = snippetOfLines(text.lines, terms, opts.maxChars, text.words);
     const hit: ReferenceHit = {
       id: `${front.id}/${h.path}`,
       topic_id: front.id,
@@ -125,8 +131,8 @@ function membersOf(h: FusedHit, refs: Map<string, ChunkRef>): ChunkRef[] {
  * chunks' texts joined. A chunk text that is not exactly its line range (or a missing file) falls
  * back to the best chunk's text and lines.
  */
-async function linesOf(kept: readonly Kept[], refs: Map<string, ChunkRef>, texts: Texts): Promise<Map<Kept, { start: number; lines: string[] }>> {
-  const out = new Map<Kept, { start: number; lines: string[] }>();
+async function linesOf(kept: readonly Kept[], refs: Map<string, ChunkRef>, texts: Texts, eager: boolean): Promise<Map<Kept, HitLines>> {
+  const out = new Map<Kept, HitLines>();
   const files = new Map<string, Promise<string[] | null>>();
   const fileLines = (k: Kept): Promise<string[] | null> => {
     const abs = join(k.ref.opened.topic.dir, k.h.path);
@@ -136,8 +142,12 @@ async function linesOf(kept: readonly Kept[], refs: Map<string, ChunkRef>, texts
   };
   const members = new Map(kept.map((k) => [k, membersOf(k.h, refs)]));
   await readTexts([...members.values()].flat(), texts);
+  const own = (r: ChunkRef): HitLines => {
+    const text = texts.get(r.chunk) ?? '';
+    const words = chunkCache.words(r.chunk.hash, text, eager);
+    return words ? { start: r.chunk.startLine, lines: words.texts, words } : { start: r.chunk.startLine, lines: text.split('\n') };
+  };
   for (const k of kept) {
-    const own = { start: k.ref.chunk.startLine, lines: (texts.get(k.ref.chunk) ?? '').split('\n') };
     if (k.range.start < k.h.startLine || k.range.end > k.h.endLine) {
       const all = await fileLines(k);
       if (all && k.range.end <= all.length) {
@@ -146,19 +156,32 @@ async function linesOf(kept: readonly Kept[], refs: Map<string, ChunkRef>, texts
       }
     }
     const parts = members.get(k)!;
+    if (parts.length === 1 && parts[0] === k.ref) {
+      // One chunk: its own text, whether or not it is exactly its line range (the fallback).
+      out.set(k, own(k.ref));
+      continue;
+    }
     const lines: string[] = [];
+    const words: (LineWords | undefined)[] = [];
+    let generation: number | undefined;
     let at = parts[0]!.chunk.startLine;
     let ok = true;
     for (const r of parts) {
-      const t = (texts.get(r.chunk) ?? '').split('\n');
-      if (t.length !== r.chunk.endLine - r.chunk.startLine + 1 || r.chunk.startLine > at) {
+      const t = own(r);
+      if (t.lines.length !== r.chunk.endLine - r.chunk.startLine + 1 || r.chunk.startLine > at) {
         ok = false;
         break;
       }
-      lines.push(...t.slice(at - r.chunk.startLine));
+      const from = at - r.chunk.startLine;
+      const tw = t.words;
+      const usable = tw !== undefined && (generation ??= tw.generation) === tw.generation;
+      for (let i = from; i < t.lines.length; i++) {
+        lines.push(t.lines[i]!);
+        words.push(usable ? tw.lines[i] : undefined);
+      }
       at = Math.max(at, r.chunk.endLine + 1);
     }
-    out.set(k, ok ? { start: parts[0]!.chunk.startLine, lines } : own);
+    out.set(k, ok ? { start: parts[0]!.chunk.startLine, lines, ...(generation !== undefined ? { words: { generation, lines: words } } : {}) } : own(k.ref));
   }
   return out;
 }
@@ -197,6 +220,13 @@ export function foldOverlaps<T extends { h: { topicId: string; path: string }; r
 }
 
 type Texts = Map<ChunkRef['chunk'], string>;
+
+/** A hit's lines from `start` on (not to be changed: they may be the chunk cache's), with their words when it holds them. */
+interface HitLines {
+  start: number;
+  lines: readonly string[];
+  words?: KnownWords;
+}
 
 /** Texts (and fingerprints) of the chunks answers showed lately: a warm process reads each once. */
 const chunkCache = new ChunkCache();

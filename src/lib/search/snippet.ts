@@ -4,6 +4,10 @@
  * tokenisation as the lexical index, so `parseConfig` in a question lights up `parse_config`).
  */
 import { processTerm, tokenize } from '../index/bm25/index.js';
+import { type LineWords, SHIFTED, startAgainWhenFull, termGeneration, termIdOf } from './line-words.js';
+import { probesAt, probeScanLine } from './probe-scan.js';
+
+export { plainWord } from './line-words.js';
 
 export function queryTerms(query: string): Set<string> {
   const out = new Set<string>();
@@ -14,47 +18,44 @@ export function queryTerms(query: string): Set<string> {
   return out;
 }
 
-/**
- * Raw token -> index of its query term (or -1), memoised per query: the hits of one answer share
- * most of their words, and stemming each again was most of a 100-hit answer's snippet time.
- */
-const termMemo = new WeakMap<ReadonlySet<string>, TermMemo>();
+/** LineWords of some lines (by position; a gap is found again), with the termGeneration they were made in. */
+export interface KnownWords {
+  generation: number;
+  lines: readonly (LineWords | undefined)[];
+}
 
 interface TermMemo {
+  /** Term -> its index in the question's terms. */
   index: Map<string, number>;
-  seen: Map<string, number>;
-  /** A run of word characters -> the query terms its tokens are (the same words recur across hits). */
-  runs: Map<string, readonly number[]>;
-  /** The terms' probes (probeOf), distinct. */
+  /** The terms' probes (probeOf), distinct and non-empty. */
   probeList: string[];
-  /** Any probe: finds the next occurrence of any of them. */
-  probes: RegExp;
+  /** The terms as line-words ids (of `generation`), in the terms' order. */
+  ids: Int32Array;
+  /** Bit (id mod 1024) set for each of `ids`: most of a line's terms are ruled out by one test. */
+  bloom: Uint32Array;
+  generation: number;
 }
+
+/** Per question (its terms' Set): the hits of one answer share it. */
+const termMemo = new WeakMap<ReadonlySet<string>, TermMemo>();
 
 function memoOf(terms: ReadonlySet<string>): TermMemo {
   let memo = termMemo.get(terms);
-  if (!memo) {
-    const probeList = [...new Set([...terms].map(probeOf))];
-    // Code units, like indexOf (no `u` flag); an empty probe never matches (no term is empty).
-    const alternatives = probeList.filter((p) => p !== '').map((p) => p.replace(/[\\^$.*+?()[\]{}|/-]/g, '\\$&'));
-    const probes = alternatives.length > 0 ? new RegExp(alternatives.join('|'), 'g') : /(?!)/g;
-    memo = { index: new Map([...terms].map((t, i) => [t, i])), seen: new Map(), runs: new Map(), probeList, probes };
+  if (!memo || memo.generation !== termGeneration()) {
+    const list = [...terms];
+    const ids = Int32Array.from(list, termIdOf);
+    const bloom = new Uint32Array(32);
+    for (const id of ids) bloom[(id >>> 5) & 31]! |= 1 << (id & 31);
+    memo = {
+      index: new Map(list.map((t, i) => [t, i])),
+      probeList: [...new Set(list.map(probeOf))].filter((p) => p !== ''),
+      ids,
+      bloom,
+      generation: termGeneration(),
+    };
     termMemo.set(terms, memo);
   }
   return memo;
-}
-
-function termIndexer(terms: ReadonlySet<string>): (token: string) => number {
-  const { index, seen } = memoOf(terms);
-  return (token) => {
-    let i = seen.get(token);
-    if (i === undefined) {
-      const p = processTerm(token);
-      i = p ? (index.get(p) ?? -1) : -1;
-      seen.set(token, i);
-    }
-    return i;
-  };
 }
 
 /**
@@ -64,126 +65,78 @@ function termIndexer(terms: ReadonlySet<string>): (token: string) => number {
  */
 const probeOf = (term: string): string => term.slice(0, Math.min(3, Math.max(1, term.length - 1)));
 
-/** Characters a word (and the dotted, slashed or `::` chains the tokenizer keeps together) is made of. */
-const RUN_CHAR = /[\p{L}\p{N}\p{M}_\-./:]/u;
-
-function isRunChar(line: string, i: number): boolean {
-  const c = line.charCodeAt(i);
-  if (c < 128) return (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 45 && c <= 58) || c === 95; // a-z A-Z - . / 0-9 : _
-  return RUN_CHAR.test(line[i]!);
-}
-
 /**
  * Per line, the indexes of the query terms it holds (with repeats), as tokenising the whole line
- * would find them. Pure. Only the runs of word characters around an occurrence of some term's
- * first letters are tokenised (a run holds whole words, so its tokens are the line's tokens
- * there): tokenising every line of every hit was most of a 100-hit answer's time. A joined
- * identifier whose first letters span a separator (`a_b_c` for `abc`) is the one thing missed.
+ * would find them. Pure. Only the runs of word characters holding an occurrence of some term's
+ * first letters count (a run holds whole words, so its tokens are the line's tokens there). A
+ * joined identifier whose first letters span a separator (`a_b_c` for `abc`) is the one thing
+ * missed.
  */
 export function lineMatches(lines: readonly string[], terms: ReadonlySet<string>): number[][] {
   return scanLines(lines, terms).matches;
 }
 
-/** lineMatches, plus where in each line its first matching word starts (-1: none). */
-export function scanLines(lines: readonly string[], terms: ReadonlySet<string>): { matches: number[][]; firstAt: number[] } {
+/**
+ * lineMatches, plus where in each line its first matching word starts (-1: none). A line without
+ * `known` words (of the current term ids) gets the pass of the probes over it (probe-scan.ts);
+ * with them, what that pass would find is read off its runs: a run whose terms hold some of the
+ * question's counts once when a probe occurs inside it, and once more per probe occurring on the
+ * character just after it (half an astral letter, which is no run character: the pass widened
+ * such an occurrence to the run before it).
+ */
+export function scanLines(lines: readonly string[], terms: ReadonlySet<string>, known?: KnownWords): { matches: number[][]; firstAt: number[] } {
   const firstAt = lines.map(() => -1);
   if (terms.size === 0) return { matches: lines.map(() => []), firstAt };
-  const termOf = termIndexer(terms);
-  const { runs, probes, probeList } = memoOf(terms);
-  const count = (text: string, out: number[]): void => {
-    for (const t of tokenize(text)) {
-      const i = termOf(t);
-      if (i >= 0) out.push(i);
+  startAgainWhenFull();
+  const current = known?.generation === termGeneration();
+  const { index, probeList, ids: qIds, bloom } = memoOf(terms);
+  const matches = lines.map((line, li) => {
+    const w = current ? known.lines[li] : undefined;
+    if (!w) {
+      const first = probeScanLine(line, terms, probeList);
+      firstAt[li] = first.firstAt;
+      return first.out;
     }
-  };
-  const matches = lines.map((line, n) => {
     const out: number[] = [];
-    const lower = line.toLowerCase();
-    if (lower.length !== line.length) {
-      count(line, out); // lowercasing changed offsets (rare scripts): no shortcut
-      if (out.length > 0) firstAt[n] = 0;
+    const n = w[0]!;
+    if (n === SHIFTED) {
+      // Lowercasing changed offsets (rare scripts): tokenise the line.
+      for (const t of tokenize(line)) {
+        const p = processTerm(t);
+        const i = p ? index.get(p) : undefined;
+        if (i !== undefined) out.push(i);
+      }
+      if (out.length > 0) firstAt[li] = 0;
       return out;
     }
-    // The next occurrence of any probe at or after `from`, in one pass of the regular expression:
-    // what sorting every probe's occurrences and skipping those inside a counted run came to.
-    for (let from = 0; from <= line.length; ) {
-      probes.lastIndex = from;
-      const m = probes.exec(lower);
-      if (!m) break;
-      const i = m.index;
-      let a = i;
-      while (a > 0 && isRunChar(line, a - 1)) a--;
-      let b = i;
-      while (b < line.length && isRunChar(line, b)) b++;
-      const run = line.slice(a, b);
-      let found = runs.get(run);
-      if (!found) {
-        const got: number[] = [];
-        // A plain word's only token is the word; other runs' tokens are remembered across answers.
-        for (const token of plainWord(run) ? [run] : tokensOf(run)) {
-          const t = termOf(token);
-          if (t >= 0) got.push(t);
-        }
-        runs.set(run, (found = got));
+    let lower: string | undefined;
+    let found: number[] | undefined;
+    for (let r = 0; r < n; r++) {
+      for (let j = w[1 + 2 * n + r]!, end = w[2 + 2 * n + r]!; j < end; j++) {
+        const id = w[j]!;
+        if ((bloom[(id >>> 5) & 31]! & (1 << (id & 31))) === 0) continue;
+        for (let q = 0; q < qIds.length; q++) if (qIds[q] === id) (found ??= []).push(q);
       }
-      // No run at i (a character outside words that lowercases into a probe's first one): every
-      // probe occurring there counted it, the way the occurrence-by-occurrence scan did.
-      const times = b > i ? 1 : probesAt(probeList, lower, i);
+      if (!found) continue;
+      lower ??= line.toLowerCase();
+      const a = w[1 + r]!;
+      const b = w[1 + n + r]!;
+      const times = (probeWithin(probeList, lower, a, b) ? 1 : 0) + probesAt(probeList, lower, b);
       for (let k = 0; k < times; k++) for (const t of found) out.push(t);
-      if (found.length > 0 && firstAt[n]! < 0) firstAt[n] = a;
-      from = b > i ? b : i + 1;
+      if (times > 0 && firstAt[li]! < 0) firstAt[li] = a;
+      found = undefined;
     }
     return out;
   });
   return { matches, firstAt };
 }
 
-/** tokenize(run) for runs that are not plain words (`cells.`, `IL-6`, `p53`), whatever the query. */
-const runTokens = new Map<string, readonly string[]>();
-const RUN_TOKENS_MAX = 100_000;
-
-function tokensOf(run: string): readonly string[] {
-  let tokens = runTokens.get(run);
-  if (!tokens) {
-    if (runTokens.size >= RUN_TOKENS_MAX) runTokens.clear();
-    runTokens.set(run, (tokens = tokenize(run)));
-  }
-  return tokens;
+/** Whether some probe occurs in `text` starting at a position in [a, b). */
+function probeWithin(probes: readonly string[], text: string, a: number, b: number): boolean {
+  for (let i = a; i < b; i++) for (const p of probes) if (text.startsWith(p, i)) return true;
+  return false;
 }
 
-/** How many of the probes occur at `i` in `text`. */
-function probesAt(probes: readonly string[], text: string, i: number): number {
-  let n = 0;
-  for (const p of probes) if (text.startsWith(p, i)) n++;
-  return n;
-}
-
-/**
- * ASCII letters all lowercase, capitalised or all uppercase, or ASCII digits: the words the
- * tokenizer returns as they are (one token, the word), so they need no tokenising.
- */
-export function plainWord(run: string): boolean {
-  const n = run.length;
-  if (n === 0) return false;
-  const first = run.charCodeAt(0);
-  if (first >= 48 && first <= 57) {
-    for (let i = 1; i < n; i++) {
-      const c = run.charCodeAt(i);
-      if (c < 48 || c > 57) return false;
-    }
-    return true;
-  }
-  const upperFirst = first >= 65 && first <= 90;
-  if (!upperFirst && !(first >= 97 && first <= 122)) return false;
-  if (n === 1) return true;
-  const second = run.charCodeAt(1);
-  const lo = upperFirst && second >= 65 && second <= 90 ? 65 : 97;
-  for (let i = 1; i < n; i++) {
-    const c = run.charCodeAt(i);
-    if (c < lo || c > lo + 25) return false;
-  }
-  return true;
-}
 
 export interface Snippet {
   text: string;
@@ -204,10 +157,16 @@ export const LEAD_LINES = 2;
  * edge. A text that fits is shown whole. Never longer than maxChars (an ellipsis marks a cut).
  */
 export function makeSnippet(text: string, terms: ReadonlySet<string>, maxChars: number): Snippet {
-  const lines = text.split('\n');
-  if (text.length <= maxChars) return { text, fromLine: 0, toLine: lines.length - 1, truncated: false };
+  return snippetOfLines(text.split('\n'), terms, maxChars);
+}
+
+/** makeSnippet of `lines.join('\n')`, with the lines' words when the caller holds them. */
+export function snippetOfLines(lines: readonly string[], terms: ReadonlySet<string>, maxChars: number, known?: KnownWords): Snippet {
+  let length = lines.length - 1;
+  for (const l of lines) length += l.length;
+  if (length <= maxChars) return { text: lines.join('\n'), fromLine: 0, toLine: lines.length - 1, truncated: false };
   const max = Math.max(1, maxChars);
-  const { matches, firstAt } = scanLines(lines, terms);
+  const { matches, firstAt } = scanLines(lines, terms, known);
   const counts = new Array<number>(terms.size).fill(0);
   let distinct = 0;
   let hits = 0;

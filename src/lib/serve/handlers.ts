@@ -4,9 +4,12 @@
  * function the command runs. Anything it cannot match is a `fallback`, never a different answer.
  */
 import { realpath } from 'node:fs/promises';
+import { join } from 'node:path';
 
 import type { EmbedderSettings } from '../embedding/types.js';
 import { asTkomaError, TkomaError } from '../errors.js';
+import { FileMemo } from '../file-memo.js';
+import type { RootConfig } from '../store/config.js';
 import { embedderEnv, OPS, type Request, type Response } from './protocol.js';
 
 export interface HandlerContext {
@@ -20,6 +23,9 @@ export interface HandlerContext {
   /** Facts for `ping`. */
   describe(): Record<string, unknown>;
 }
+
+/** The root's config as sameEmbedder last read it (settingsFromEnv only reads it). */
+const configs = new FileMemo<RootConfig>();
 
 const fallback = (id: Request['id'], why: string): Response => ({ id, ok: false, fallback: why });
 
@@ -55,9 +61,10 @@ export function parseRequest(msg: unknown): Request {
 async function sameEmbedder(ctx: HandlerContext, env: Record<string, string> | undefined, flag: unknown): Promise<boolean> {
   if (flag !== undefined && typeof flag !== 'string') return false;
   const { settingsFromEnv } = await import('../embedding/index.js');
-  const { readConfig } = await import('../store/config.js');
+  const { CONFIG_FILE, readConfig } = await import('../store/config.js');
   try {
-    const config = (await readConfig(ctx.root)).embedding as Partial<EmbedderSettings>;
+    // Read again only when the file changed: open, read and close were a tenth of a short answer.
+    const config = (await configs.get(join(ctx.root, CONFIG_FILE), () => readConfig(ctx.root))).embedding as Partial<EmbedderSettings>;
     const theirs = settingsFromEnv(env ?? {}, config, flag);
     const ours = settingsFromEnv(embedderEnv(process.env), config, ctx.embedderFlag);
     return JSON.stringify(theirs) === JSON.stringify(ours);
