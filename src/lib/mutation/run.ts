@@ -47,6 +47,8 @@ export interface MutationContext {
   setAside(dir: string): void;
   /** Paths the tool writes nothing to but must commit even when a .gitignore rule matches them (force-added). */
   willTrack(relPaths: string[]): void;
+  /** The written files' blobs are already in the object store (adoptPacks): stage them without the bulk check-in. */
+  blobsStored(): void;
 }
 
 export interface MutationOutcome<T> {
@@ -77,6 +79,7 @@ export async function runMutation<T>(root: string, spec: MutationSpec, fn: (ctx:
       const file = journalFile(root, spec.op);
       let journal: Journal | null = null;
       const tracked: string[] = [];
+      let blobsStored = false;
       const begin = (): Journal => {
         if (!journal) {
           journal = { ...newJournal(root, spec.op, spec.topicId ?? null, paths, command), writes: [] };
@@ -100,6 +103,9 @@ export async function runMutation<T>(root: string, spec: MutationSpec, fn: (ctx:
           if (!useGit) return;
           begin();
           tracked.push(...relPaths.map(checkRelPath));
+        },
+        blobsStored: () => {
+          blobsStored = true;
         },
         setAside: (dir) => {
           mkdirSync(dirname(dir), { recursive: true });
@@ -125,7 +131,7 @@ export async function runMutation<T>(root: string, spec: MutationSpec, fn: (ctx:
             j.staged = scope;
             j.index = saveIndex(root, spec.op, await indexEntries(root, scope));
             writeJournal(root, j);
-            await stageAll(root, written);
+            await stageAll(root, written, { blobsStored });
             if (tracked.length > 0) await forceAdd(root, tracked);
             if (spec.topicId && scope.includes(`references/${spec.topicId}`)) await trackManifest(root, `references/${spec.topicId}`);
             if (await hasStaged(root, scope)) {

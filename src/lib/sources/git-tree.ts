@@ -2,6 +2,8 @@
  * A fetched commit's file list, which files the user's `paths` select, and reading or
  * downloading exactly the blobs wanted from a bare partial clone.
  */
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
 import { runGit, type GitRunOptions } from './git-run.js';
 
 export interface TreeEntry {
@@ -118,4 +120,15 @@ export async function fetchBlobs(cwd: string, oids: string[], opts: GitRunOption
     ],
     { ...opts, cwd, input: oids.join('\n') + '\n' },
   );
+}
+
+/**
+ * Writes one pack of the given (present) blobs into `dir`: `pack-<hash>.pack` and its index. The
+ * downloaded packs' compressed data is copied as it is (no delta search: `--window=0` took 30 ms
+ * for 5,183 blobs, the default window 450 ms).
+ */
+export async function packBlobs(cwd: string, oids: string[], dir: string, opts: GitRunOptions = {}): Promise<void> {
+  if (oids.length === 0) return;
+  await mkdir(dir, { recursive: true });
+  await runGit(['pack-objects', '-q', '--window=0', join(dir, 'pack')], { ...opts, cwd, input: oids.join('\n') + '\n' });
 }

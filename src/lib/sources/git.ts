@@ -4,6 +4,7 @@
  * bare repository; the fetch then downloads only the wanted blobs (one request) and writes them
  * straight from the object store, so no working tree (and no symlink) is ever created.
  */
+import { rm } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { CAP_REASONS, countByReason, planCaps } from '../safety/limits.js';
 import { isInside } from '../safety/paths.js';
@@ -21,7 +22,7 @@ import {
 import { BlobReader } from './git-blob-reader.js';
 import { gitError } from './git-run.js';
 import { batches, completeBlobs, countReasons, emptyFetch, ruleContext, withSizes, withSnapshot, type Skipped, type Snapshot } from './git-snapshot.js';
-import { readBlobs, type TreeEntry } from './git-tree.js';
+import { packBlobs, readBlobs, type TreeEntry } from './git-tree.js';
 import { githubRepo, normalizePaths, repoDisplayName } from './git-url.js';
 import { type FileWrite, writeFilesSync } from './git-write.js';
 
@@ -78,6 +79,12 @@ export interface FetchOptions extends GitCallOptions {
    * 10k-file create). It may also see files whose write then fails; those are not in `files`.
    */
   onFile?: (path: string, data: Buffer) => void;
+  /**
+   * A folder to write one pack of the kept files' blobs into, for the caller to add to the root's
+   * object store before `git add`: git then finds each file's blob already stored instead of
+   * compressing and writing it again. Best effort: when packing fails the folder is left empty.
+   */
+  packInto?: string;
 }
 
 /**
@@ -305,6 +312,7 @@ export async function fetchGitSource(src: GitSourceSpec, destDir: string, opts: 
     }
     for (const e of candidates.slice(next)) skipped.push({ path: e.path, reason: stopped ?? CAP_REASONS.max_files });
     if (files.length === 0) throw emptyFetch(src.url, paths, skipped);
+    if (opts.packInto) await packKept(snap, files, opts.packInto);
     const kind = refKind(state.resolved);
     return { commit: snap.commit, ref: state.resolved.ref, ...(kind ? { ref_kind: kind } : {}), files, skipped: withSizes(snap, skipped) };
   });
@@ -314,4 +322,9 @@ export async function fetchGitSource(src: GitSourceSpec, destDir: string, opts: 
 interface Download {
   round: TreeEntry[];
   failed: Promise<unknown>;
+}
+
+async function packKept(snap: Snapshot, files: GitFetchResult['files'], dir: string): Promise<void> {
+  const oids = [...new Set(files.map((f) => snap.oids.get(f.path)!))];
+  await packBlobs(snap.dir, oids, dir, { timeoutMs: snap.opts.timeoutMs }).catch(() => rm(dir, { recursive: true, force: true }));
 }
