@@ -4,7 +4,7 @@
  */
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { runGit, type GitRunOptions } from './git-run.js';
+import { runGit, uploadPackArgs, type GitRunOptions } from './git-run.js';
 
 export interface TreeEntry {
   /** 100644, 100755, 120000 (symlink), 160000 (submodule) */
@@ -115,6 +115,7 @@ export async function fetchBlobs(cwd: string, oids: string[], opts: GitRunOption
       '--no-write-fetch-head',
       '--recurse-submodules=no',
       '--filter=blob:none',
+      ...uploadPackArgs(opts.allowFile ?? false),
       '--stdin',
       'origin',
     ],
