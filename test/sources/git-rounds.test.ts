@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { fetchGitSource } from '../../src/lib/sources/git.js';
+import { uploadPackArgs } from '../../src/lib/sources/git-run.js';
 import { git, tempDir } from '../helpers/git-repos.js';
 
 const FILES = 1700; // rounds of 512, 1024, then the rest
@@ -85,5 +86,12 @@ describe('download rounds', () => {
     const { res, blobPacks } = await tracedFetch({ maxTotalBytes: 600 * BYTES });
     expect(blobPacks).toEqual([512, 1024]);
     expect(res.files.length).toBe(600);
+  });
+});
+
+describe('the server side of a fetch', () => {
+  it('is asked for no delta search only when it runs on this machine (file://)', () => {
+    expect(uploadPackArgs(true)).toEqual(['--upload-pack=git -c pack.window=0 upload-pack']);
+    expect(uploadPackArgs(false)).toEqual([]);
   });
 });
