@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { adoptPacks, stageAll } from '../../src/lib/root-git.js';
 import { fetchGitSource } from '../../src/lib/sources/git.js';
+import { fastImportPath } from '../../src/lib/sources/git-tree.js';
 import { git, makeFixture, tempDir, type Fixture } from '../helpers/git-repos.js';
 
 let fx: Fixture;
@@ -55,6 +56,11 @@ describe('packInto and adoptPacks', () => {
       expect(git(root, 'cat-file', '-t', oid!)).toBe('blob');
     }
     git(root, 'fsck', '--no-dangling');
+    // The folder trees are stored too: writing the tree adds only the three above the files'
+    // folders (the root's, references/ and references/t, which holds no source folder's exact set).
+    const staged0 = looseObjects(root);
+    git(root, 'write-tree');
+    expect(looseObjects(root) - staged0).toBe(3);
   });
 
   it('a root rule that changes the bytes on add still stages what git add would', async () => {
@@ -76,5 +82,13 @@ describe('packInto and adoptPacks', () => {
     expect(await adoptPacks(root, join(work, 'missing'))).toBe(false);
     mkdirSync(join(work, 'empty', '0'), { recursive: true });
     expect(await adoptPacks(root, join(work, 'empty'))).toBe(false);
+  });
+});
+
+describe('fastImportPath', () => {
+  it('quotes every path, escaping quotes and backslashes only', () => {
+    expect(fastImportPath('docs/a b.md')).toBe('"docs/a b.md"');
+    expect(fastImportPath('"q".md')).toBe('"\\"q\\".md"');
+    expect(fastImportPath('back\\slash/é.md')).toBe('"back\\\\slash/é.md"');
   });
 });

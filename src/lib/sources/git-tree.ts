@@ -123,13 +123,28 @@ export async function fetchBlobs(cwd: string, oids: string[], opts: GitRunOption
   );
 }
 
+/** A path as fast-import reads it: C-style quoted, so any name (a leading quote, a space) is one path. */
+export function fastImportPath(path: string): string {
+  return `"${path.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`;
+}
+
 /**
- * Writes one pack of the given (present) blobs into `dir`: `pack-<hash>.pack` and its index. The
- * downloaded packs' compressed data is copied as it is (no delta search: `--window=0` took 30 ms
- * for 5,183 blobs, the default window 450 ms).
+ * Writes one pack into `dir` (`pack-<hash>.pack` and its index) of the given files' blobs and of
+ * the folder trees they make, as `git add` and `git commit` will compute them in the root (plain
+ * files, mode 100644): git then finds every one stored instead of writing it. A topic of 10,970
+ * files in 2,257 folders had its commit write 2,257 loose trees, one file create each. The trees
+ * are built by fast-import (in memory, reusing those the download brought); the downloaded packs'
+ * compressed data is copied as it is (no delta search: `--window=0` took 30 ms for 5,183 blobs,
+ * the default window 450 ms).
  */
-export async function packBlobs(cwd: string, oids: string[], dir: string, opts: GitRunOptions = {}): Promise<void> {
-  if (oids.length === 0) return;
+export async function packForRoot(cwd: string, files: { path: string; oid: string }[], dir: string, opts: GitRunOptions = {}): Promise<void> {
+  if (files.length === 0) return;
+  const ref = 'refs/heads/tkoma-trees';
+  const commands = [`commit ${ref}`, 'committer tkoma-ref <tkoma-ref@localhost> 0 +0000', 'data 0', ...files.map((f) => `M 100644 ${f.oid} ${fastImportPath(f.path)}`), ''];
+  await runGit(['fast-import', '--quiet'], { ...opts, cwd, input: commands.join('\n') + '\n' });
+  const { stdout } = await runGit(['ls-tree', '-r', '-d', '-t', '-z', ref], { ...opts, cwd });
+  const trees = parseLsTree(stdout.toString('utf8')).map((e) => e.oid);
   await mkdir(dir, { recursive: true });
+  const oids = [...new Set([...files.map((f) => f.oid), ...trees])];
   await runGit(['pack-objects', '-q', '--window=0', join(dir, 'pack')], { ...opts, cwd, input: oids.join('\n') + '\n' });
 }

@@ -22,7 +22,7 @@ import {
 import { BlobReader } from './git-blob-reader.js';
 import { gitError } from './git-run.js';
 import { batches, completeBlobs, countReasons, emptyFetch, ruleContext, withSizes, withSnapshot, type Skipped, type Snapshot } from './git-snapshot.js';
-import { packBlobs, readBlobs, type TreeEntry } from './git-tree.js';
+import { packForRoot, readBlobs, type TreeEntry } from './git-tree.js';
 import { githubRepo, normalizePaths, repoDisplayName } from './git-url.js';
 import { type FileWrite, writeFilesSync } from './git-write.js';
 
@@ -80,9 +80,9 @@ export interface FetchOptions extends GitCallOptions {
    */
   onFile?: (path: string, data: Buffer) => void;
   /**
-   * A folder to write one pack of the kept files' blobs into, for the caller to add to the root's
-   * object store before `git add`: git then finds each file's blob already stored instead of
-   * compressing and writing it again. Best effort: when packing fails the folder is left empty.
+   * A folder to write one pack of the kept files' blobs and folder trees into, for the caller to
+   * add to the root's object store before `git add`: git then finds them stored instead of
+   * compressing and writing each again. Best effort: when packing fails the folder is removed.
    */
   packInto?: string;
 }
@@ -325,6 +325,6 @@ interface Download {
 }
 
 async function packKept(snap: Snapshot, files: GitFetchResult['files'], dir: string): Promise<void> {
-  const oids = [...new Set(files.map((f) => snap.oids.get(f.path)!))];
-  await packBlobs(snap.dir, oids, dir, { timeoutMs: snap.opts.timeoutMs }).catch(() => rm(dir, { recursive: true, force: true }));
+  const kept = files.map((f) => ({ path: f.path, oid: snap.oids.get(f.path)! }));
+  await packForRoot(snap.dir, kept, dir, { timeoutMs: snap.opts.timeoutMs }).catch(() => rm(dir, { recursive: true, force: true }));
 }
