@@ -17,7 +17,7 @@ import { type CommitAuthor, commitStaged, forceAdd, git, hasStaged, indexEntries
 import { commandLine, withLock } from '../lock.js';
 import { crashPoint } from './crash.js';
 import { anchorStateIgnore } from './ignore.js';
-import { checkRelPath, type Journal, journalFile, newJournal, removeJournal, saveIndex, saveWrite, writeJournal } from './journal.js';
+import { backupDir, checkRelPath, type Journal, journalFile, newJournal, removeJournal, saveIndex, saveWrite, writeJournal } from './journal.js';
 import { active, recoverRoot, restore } from './recover.js';
 
 export interface MutationSpec {
@@ -47,6 +47,8 @@ export interface MutationContext {
   setAside(dir: string): void;
   /** Paths the tool writes nothing to but must commit even when a .gitignore rule matches them (force-added). */
   willTrack(relPaths: string[]): void;
+  /** The written files' blobs are already in the object store (adoptPacks): stage them without the bulk check-in. */
+  blobsStored(): void;
 }
 
 export interface MutationOutcome<T> {
@@ -77,6 +79,7 @@ export async function runMutation<T>(root: string, spec: MutationSpec, fn: (ctx:
       const file = journalFile(root, spec.op);
       let journal: Journal | null = null;
       const tracked: string[] = [];
+      let blobsStored = false;
       const begin = (): Journal => {
         if (!journal) {
           journal = { ...newJournal(root, spec.op, spec.topicId ?? null, paths, command), writes: [] };
@@ -100,6 +103,9 @@ export async function runMutation<T>(root: string, spec: MutationSpec, fn: (ctx:
           if (!useGit) return;
           begin();
           tracked.push(...relPaths.map(checkRelPath));
+        },
+        blobsStored: () => {
+          blobsStored = true;
         },
         setAside: (dir) => {
           mkdirSync(dirname(dir), { recursive: true });
@@ -125,12 +131,13 @@ export async function runMutation<T>(root: string, spec: MutationSpec, fn: (ctx:
             j.staged = scope;
             j.index = saveIndex(root, spec.op, await indexEntries(root, scope));
             writeJournal(root, j);
-            await stageAll(root, written);
+            await stageAll(root, written, { blobsStored });
             if (tracked.length > 0) await forceAdd(root, tracked);
             if (spec.topicId && scope.includes(`references/${spec.topicId}`)) await trackManifest(root, `references/${spec.topicId}`);
             if (await hasStaged(root, scope)) {
               crashPoint(`${spec.op}:staged`);
-              commit = await commitStaged(root, out.message, spec.author, scope);
+              // The scratch copy of the index lives with the journal's backups: removed with them, also after a crash.
+              commit = await commitStaged(root, out.message, spec.author, scope, join(backupDir(root, spec.op), 'commit-index'));
             }
             crashPoint(`${spec.op}:committed`);
           }

@@ -91,6 +91,16 @@ export function safetyConfig(allowFile: boolean): string[] {
 }
 
 /**
+ * `git fetch` options for the server side. Of a file:// remote it runs on this machine, where a
+ * delta search only costs CPU (deltas save bytes on a wire, and there is none): without it the
+ * server packed SciFact's 5,183 blobs with 0.4 s of CPU instead of 0.95 s. The command is fixed;
+ * git quotes the repository path itself.
+ */
+export function uploadPackArgs(local: boolean): string[] {
+  return local ? ['--upload-pack=git -c pack.window=0 upload-pack'] : [];
+}
+
+/**
  * Starts git in its own process group (detached = setsid): it has no controlling terminal, so ssh
  * cannot prompt for host keys or passphrases, and a timeout can kill every descendant at once.
  */

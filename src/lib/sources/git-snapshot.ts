@@ -11,7 +11,7 @@ import { unsafePathReason } from '../safety/paths.js';
 import { linguistMarks, type AttributesFile, type LinguistMarks } from './git-attributes.js';
 import { outputFolders, requestedExplicitly, skipReason } from './git-filter.js';
 import { allowsFile, type GitCallOptions } from './git-remote.js';
-import { DEFAULT_NETWORK_TIMEOUT_MS, GitFailure, gitError, runGit, summariseGitStderr } from './git-run.js';
+import { DEFAULT_NETWORK_TIMEOUT_MS, GitFailure, gitError, runGit, summariseGitStderr, uploadPackArgs } from './git-run.js';
 import { fetchBlobs, isSelected, listTree, presentBlobSizes, readBlobs, unmatchedPaths, type TreeEntry } from './git-tree.js';
 import { repoDisplayName } from './git-url.js';
 
@@ -152,7 +152,7 @@ async function shallowFetch(dir: string, url: string, target: string, opts: GitC
   await runGit(['init', '-q', '--bare'], { cwd: dir });
   await runGit(['config', 'remote.origin.url', url], { cwd: dir });
   try {
-    await runGit(['fetch', '-q', '--depth', '1', '--filter=blob:none', '--no-tags', '--', 'origin', target], {
+    await runGit(['fetch', '-q', '--depth', '1', '--filter=blob:none', '--no-tags', ...uploadPackArgs(allowsFile(url)), '--', 'origin', target], {
       cwd: dir,
       allowFile: allowsFile(url),
       timeoutMs: opts.timeoutMs ?? DEFAULT_NETWORK_TIMEOUT_MS,

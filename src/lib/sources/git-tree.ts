@@ -2,7 +2,9 @@
  * A fetched commit's file list, which files the user's `paths` select, and reading or
  * downloading exactly the blobs wanted from a bare partial clone.
  */
-import { runGit, type GitRunOptions } from './git-run.js';
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { runGit, uploadPackArgs, type GitRunOptions } from './git-run.js';
 
 export interface TreeEntry {
   /** 100644, 100755, 120000 (symlink), 160000 (submodule) */
@@ -113,9 +115,36 @@ export async function fetchBlobs(cwd: string, oids: string[], opts: GitRunOption
       '--no-write-fetch-head',
       '--recurse-submodules=no',
       '--filter=blob:none',
+      ...uploadPackArgs(opts.allowFile ?? false),
       '--stdin',
       'origin',
     ],
     { ...opts, cwd, input: oids.join('\n') + '\n' },
   );
+}
+
+/** A path as fast-import reads it: C-style quoted, so any name (a leading quote, a space) is one path. */
+export function fastImportPath(path: string): string {
+  return `"${path.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`;
+}
+
+/**
+ * Writes one pack into `dir` (`pack-<hash>.pack` and its index) of the given files' blobs and of
+ * the folder trees they make, as `git add` and `git commit` will compute them in the root (plain
+ * files, mode 100644): git then finds every one stored instead of writing it. A topic of 10,970
+ * files in 2,257 folders had its commit write 2,257 loose trees, one file create each. The trees
+ * are built by fast-import (in memory, reusing those the download brought); the downloaded packs'
+ * compressed data is copied as it is (no delta search: `--window=0` took 30 ms for 5,183 blobs,
+ * the default window 450 ms).
+ */
+export async function packForRoot(cwd: string, files: { path: string; oid: string }[], dir: string, opts: GitRunOptions = {}): Promise<void> {
+  if (files.length === 0) return;
+  const ref = 'refs/heads/tkoma-trees';
+  const commands = [`commit ${ref}`, 'committer tkoma-ref <tkoma-ref@localhost> 0 +0000', 'data 0', ...files.map((f) => `M 100644 ${f.oid} ${fastImportPath(f.path)}`), ''];
+  await runGit(['fast-import', '--quiet'], { ...opts, cwd, input: commands.join('\n') + '\n' });
+  const { stdout } = await runGit(['ls-tree', '-r', '-d', '-t', '-z', ref], { ...opts, cwd });
+  const trees = parseLsTree(stdout.toString('utf8')).map((e) => e.oid);
+  await mkdir(dir, { recursive: true });
+  const oids = [...new Set([...files.map((f) => f.oid), ...trees])];
+  await runGit(['pack-objects', '-q', '--window=0', join(dir, 'pack')], { ...opts, cwd, input: oids.join('\n') + '\n' });
 }

@@ -4,9 +4,8 @@
  * bare repository; the fetch then downloads only the wanted blobs (one request) and writes them
  * straight from the object store, so no working tree (and no symlink) is ever created.
  */
-import { constants as fsConstants } from 'node:fs';
-import { mkdir, writeFile } from 'node:fs/promises';
-import { dirname, resolve } from 'node:path';
+import { rm } from 'node:fs/promises';
+import { resolve } from 'node:path';
 import { CAP_REASONS, countByReason, planCaps } from '../safety/limits.js';
 import { isInside } from '../safety/paths.js';
 import { BINARY_SNIFF_BYTES, DEFAULT_MAX_FILE_BYTES, languageOf, skipReason } from './git-filter.js';
@@ -20,10 +19,12 @@ import {
   type GithubMeta,
   type GithubMetaOptions,
 } from './git-remote.js';
+import { BlobReader } from './git-blob-reader.js';
 import { gitError } from './git-run.js';
 import { batches, completeBlobs, countReasons, emptyFetch, ruleContext, withSizes, withSnapshot, type Skipped, type Snapshot } from './git-snapshot.js';
-import { readBlobs, type TreeEntry } from './git-tree.js';
+import { packForRoot, readBlobs, type TreeEntry } from './git-tree.js';
 import { githubRepo, normalizePaths, repoDisplayName } from './git-url.js';
+import { type FileWrite, writeFilesSync } from './git-write.js';
 
 export { remoteCommit } from './git-remote.js';
 export type { GitSourceSpec } from './git-remote.js';
@@ -78,6 +79,12 @@ export interface FetchOptions extends GitCallOptions {
    * 10k-file create). It may also see files whose write then fails; those are not in `files`.
    */
   onFile?: (path: string, data: Buffer) => void;
+  /**
+   * A folder to write one pack of the kept files' blobs and folder trees into, for the caller to
+   * add to the root's object store before `git add`: git then finds them stored instead of
+   * compressing and writing each again. Best effort: when packing fails the folder is removed.
+   */
+  packInto?: string;
 }
 
 /**
@@ -228,88 +235,96 @@ export async function fetchGitSource(src: GitSourceSpec, destDir: string, opts: 
     let stopped: string | null = null;
     let next = 0;
     let roundSize = FETCH_ROUND;
-    while (next < candidates.length && !stopped) {
-      // Download no more blobs than the file cap can still take (skipped ones make another round).
-      const round = candidates.slice(next, next + Math.max(1, Math.min(roundSize, maxFiles - files.length)));
+    // Download no more blobs than the file cap can still take (skipped ones make another round).
+    const download = (room: number): Download => {
+      const round = candidates.slice(next, next + Math.max(1, Math.min(roundSize, room)));
       roundSize = Math.min(roundSize * 2, MAX_FETCH_ROUND);
       next += round.length;
-      await completeBlobs(snap, round);
-      const toRead: TreeEntry[] = [];
-      for (const e of round) {
-        const size = sizes.get(e.oid);
-        if (size === undefined) skipped.push({ path: e.path, reason: 'missing_blob' });
-        else if (size > maxFileBytes) skipped.push({ path: e.path, reason: 'too_large' });
-        else toRead.push(e);
-      }
-      for (const batch of batches(toRead, (e) => sizes.get(e.oid)!)) {
-        if (stopped) {
-          for (const e of batch) skipped.push({ path: e.path, reason: stopped });
-          continue;
+      return { round, failed: completeBlobs(snap, round).then(() => null, (err: unknown) => err) };
+    };
+    const reader = new BlobReader(snap.dir, opts.timeoutMs);
+    let pending: Download | null = download(maxFiles);
+    try {
+      while (pending && !stopped) {
+        const { round, failed } = pending;
+        pending = null;
+        const err = await failed;
+        if (err) throw err;
+        const toRead: TreeEntry[] = [];
+        let roundBytes = 0;
+        for (const e of round) {
+          const size = sizes.get(e.oid);
+          if (size === undefined) skipped.push({ path: e.path, reason: 'missing_blob' });
+          else if (size > maxFileBytes) skipped.push({ path: e.path, reason: 'too_large' });
+          else {
+            toRead.push(e);
+            roundBytes += size;
+          }
         }
-        const blobs = await readBlobs(snap.dir, [...new Set(batch.map((e) => e.oid))], { timeoutMs: opts.timeoutMs }).catch((err) => {
-          throw gitError(err, 'FETCH_FAILED', 'git cat-file failed', src.url);
-        });
-        const writes: { path: string; dest: string; data: Buffer }[] = [];
-        for (const e of batch) {
+        // The next round downloads while this one is written, but only when this one cannot reach
+        // a cap: the download then stops within a round of what was kept, as it did one at a time.
+        if (next < candidates.length && files.length + toRead.length < maxFiles && roundBytes <= bytesLeft) {
+          pending = download(maxFiles - files.length - toRead.length);
+        }
+        for (const batch of batches(toRead, (e) => sizes.get(e.oid)!)) {
           if (stopped) {
-            skipped.push({ path: e.path, reason: stopped });
+            for (const e of batch) skipped.push({ path: e.path, reason: stopped });
             continue;
           }
-          const data = blobs.get(e.oid);
-          const reason = data ? skipReason(e.path, data.length, data.subarray(0, BINARY_SNIFF_BYTES), { maxFileBytes, ...ruleContext(snap, e.path) }) : 'missing_blob';
-          const dest = resolve(root, ...e.path.split('/'));
-          if (reason) skipped.push({ path: e.path, reason });
-          else if (!isInside(root, dest)) skipped.push({ path: e.path, reason: 'unsafe_path' });
-          else if (files.length >= maxFiles) skipped.push({ path: e.path, reason: (stopped = CAP_REASONS.max_files) });
-          else if (data!.length > bytesLeft) skipped.push({ path: e.path, reason: (stopped = CAP_REASONS.max_topic_bytes) });
-          else {
-            writes.push({ path: e.path, dest, data: data! });
-            opts.onFile?.(e.path, data!);
-            bytesLeft -= data!.length;
-            files.push({ path: e.path, bytes: data!.length });
+          const blobs = await reader.read([...new Set(batch.map((e) => e.oid))]).catch((err) => {
+            throw gitError(err, 'FETCH_FAILED', 'git cat-file failed', src.url);
+          });
+          const writes: FileWrite[] = [];
+          for (const e of batch) {
+            if (stopped) {
+              skipped.push({ path: e.path, reason: stopped });
+              continue;
+            }
+            const data = blobs.get(e.oid);
+            const reason = data ? skipReason(e.path, data.length, data.subarray(0, BINARY_SNIFF_BYTES), { maxFileBytes, ...ruleContext(snap, e.path) }) : 'missing_blob';
+            const dest = resolve(root, ...e.path.split('/'));
+            if (reason) skipped.push({ path: e.path, reason });
+            else if (!isInside(root, dest)) skipped.push({ path: e.path, reason: 'unsafe_path' });
+            else if (files.length >= maxFiles) skipped.push({ path: e.path, reason: (stopped = CAP_REASONS.max_files) });
+            else if (data!.length > bytesLeft) skipped.push({ path: e.path, reason: (stopped = CAP_REASONS.max_topic_bytes) });
+            else {
+              writes.push({ path: e.path, dest, data: data! });
+              opts.onFile?.(e.path, data!);
+              bytesLeft -= data!.length;
+              files.push({ path: e.path, bytes: data!.length });
+            }
+          }
+          const failedWrites = writeFilesSync(writes, opts.keepExisting ?? false);
+          if (failedWrites.length > 0) {
+            const lost = new Set(failedWrites.map((f) => f.path));
+            for (const f of files) if (lost.has(f.path)) bytesLeft += f.bytes;
+            files.splice(0, files.length, ...files.filter((f) => !lost.has(f.path)));
+            skipped.push(...failedWrites);
           }
         }
-        for (const failed of await writeAll(writes, opts.keepExisting ?? false)) {
-          const i = files.findIndex((f) => f.path === failed.path);
-          if (i >= 0) bytesLeft += files.splice(i, 1)[0]!.bytes;
-          skipped.push(failed);
-        }
+        if (!stopped && files.length >= maxFiles && next < candidates.length) stopped = CAP_REASONS.max_files;
+        if (!pending && !stopped && next < candidates.length) pending = download(maxFiles - files.length);
       }
-      if (!stopped && files.length >= maxFiles && next < candidates.length) stopped = CAP_REASONS.max_files;
+    } finally {
+      // Never leave a download running in the snapshot folder that is about to be removed.
+      if (pending) await pending.failed;
+      await reader.close();
     }
     for (const e of candidates.slice(next)) skipped.push({ path: e.path, reason: stopped ?? CAP_REASONS.max_files });
     if (files.length === 0) throw emptyFetch(src.url, paths, skipped);
+    if (opts.packInto) await packKept(snap, files, opts.packInto);
     const kind = refKind(state.resolved);
     return { commit: snap.commit, ref: state.resolved.ref, ...(kind ? { ref_kind: kind } : {}), files, skipped: withSizes(snap, skipped) };
   });
 }
 
-/**
- * Writes files a few at a time (creating files is the slow part on most disks), never through a
- * link: O_NOFOLLOW on overwrite, and with `exclusive` only as new files (`wx`: never overwrites
- * a file another source wrote first, or one that two tree paths name on this file system).
- * Returns the files that could not be written, with a reason, instead of failing the whole
- * fetch for one odd name.
- */
-async function writeAll(writes: { path: string; dest: string; data: Buffer }[], exclusive: boolean, parallel = 16): Promise<Skipped[]> {
-  const flag = exclusive ? 'wx' : fsConstants.O_WRONLY | fsConstants.O_CREAT | fsConstants.O_TRUNC | fsConstants.O_NOFOLLOW;
-  const failed: Skipped[] = [];
-  const badDirs = new Set<string>();
-  await Promise.all([...new Set(writes.map((w) => dirname(w.dest)))].map((d) => mkdir(d, { recursive: true }).catch(() => badDirs.add(d))));
-  for (let i = 0; i < writes.length; i += parallel) {
-    await Promise.all(
-      writes.slice(i, i + parallel).map(async (w) => {
-        if (badDirs.has(dirname(w.dest))) {
-          failed.push({ path: w.path, reason: 'unsafe_path' });
-          return;
-        }
-        try {
-          await writeFile(w.dest, w.data, { flag });
-        } catch (err) {
-          failed.push({ path: w.path, reason: (err as NodeJS.ErrnoException).code === 'EEXIST' ? 'duplicate_path' : 'unsafe_path' });
-        }
-      }),
-    );
-  }
-  return failed;
+/** One round of candidates whose blobs are downloading; `failed` settles with the error, or null. */
+interface Download {
+  round: TreeEntry[];
+  failed: Promise<unknown>;
+}
+
+async function packKept(snap: Snapshot, files: GitFetchResult['files'], dir: string): Promise<void> {
+  const kept = files.map((f) => ({ path: f.path, oid: snap.oids.get(f.path)! }));
+  await packForRoot(snap.dir, kept, dir, { timeoutMs: snap.opts.timeoutMs }).catch(() => rm(dir, { recursive: true, force: true }));
 }

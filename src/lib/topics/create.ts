@@ -9,7 +9,7 @@ import { join } from 'node:path';
 
 import { approvalLine, canonicalRequest, issueToken, verifyToken } from '../approval.js';
 import { TkomaError } from '../errors.js';
-import type { CommitAuthor } from '../root-git.js';
+import { adoptPacks, type CommitAuthor } from '../root-git.js';
 import { crashPoint, runMutation, stagingPath } from '../mutation.js';
 import type { Progress } from '../progress.js';
 import { type GitProbe, probeGitSource } from '../sources/git.js';
@@ -227,11 +227,13 @@ function commitMessage(req: CreateRequest, fileCount: number, fetched: { source:
 async function phaseTwo(root: string, req: CreateRequest, opts: CreateOptions): Promise<CreateResult> {
   // Fetching can take minutes: it happens in a staging folder of this process, without the lock.
   const staging = stagingPath(root, req.topic_id);
+  // The fetched blobs, packed for the root's object store: `git add` then finds them stored.
+  const packs = stagingPath(root, `${req.topic_id}-objects`);
   await mkdir(staging, { recursive: true });
   const finalDir = topicDir(root, req.topic_id);
   try {
     const { limits, fetch } = await resolveLimits(root, req.limits, opts.limits);
-    const fetched = await fetchSources(req.sources, staging, opts.progress, fetch);
+    const fetched = await fetchSources(req.sources, staging, opts.progress, fetch, packs);
     const ok = fetched.filter((f) => f.ok);
     if (ok.length === 0) {
       throw new TkomaError('SOURCE_UNREACHABLE', `every source failed: ${fetched.map((f) => `${f.source.url}: ${f.error?.message}`).join('; ')}`, {
@@ -275,6 +277,7 @@ async function phaseTwo(root: string, req: CreateRequest, opts: CreateOptions): 
         await mkdir(join(root, 'references'), { recursive: true });
         await rename(staging, finalDir);
         crashPoint('create:moved');
+        if (await adoptPacks(root, packs)) m.blobsStored();
         return { message: commitMessage(req, records.length, ok), value: null };
       }),
     );
@@ -306,5 +309,6 @@ async function phaseTwo(root: string, req: CreateRequest, opts: CreateOptions): 
     };
   } finally {
     await rm(staging, { recursive: true, force: true });
+    await rm(packs, { recursive: true, force: true });
   }
 }

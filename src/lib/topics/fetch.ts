@@ -220,6 +220,7 @@ export async function fetchOneSource(
   update: (m: string) => void,
   budget: Budget = budgetFor(limits),
   naming: Naming = { book: new NameBook() },
+  packInto?: string,
 ): Promise<FetchedSource> {
   const fetchedAt = new Date().toISOString();
   const out: FetchedSource = { source: { ...src }, ok: false, files: [], skipped: [] };
@@ -240,6 +241,7 @@ export async function fetchOneSource(
         maxTotalBytes: budget.bytes,
         keepExisting: true,
         onFile: (path, data) => facts.set(path, factsOf(data)),
+        ...(packInto ? { packInto } : {}),
       });
       out.source.commit = res.commit;
       if (!src.ref) out.source.ref = res.ref;
@@ -289,9 +291,10 @@ export async function fetchOneSource(
 
 /**
  * Fetches every source in order (git clones are CPU and disk heavy; two cores gain little),
- * sharing one budget: the caps hold for the topic, not per source.
+ * sharing one budget: the caps hold for the topic, not per source. With `packsDir`, each git
+ * source leaves a pack of its kept files' blobs in a folder of its own there (see adoptPacks).
  */
-export async function fetchSources(sources: SourceRequest[], destDir: string, progress: Progress, limits: FetchLimits = {}): Promise<FetchedSource[]> {
+export async function fetchSources(sources: SourceRequest[], destDir: string, progress: Progress, limits: FetchLimits = {}, packsDir?: string): Promise<FetchedSource[]> {
   const prefixes = sourcePrefixes(sources);
   const budget = budgetFor(limits);
   const naming = { book: new NameBook() };
@@ -299,7 +302,7 @@ export async function fetchSources(sources: SourceRequest[], destDir: string, pr
   for (let i = 0; i < sources.length; i++) {
     const src = sources[i];
     const label = src.type === 'git' ? `Fetch ${repoDisplayName(src.url)}` : `Fetch ${src.url}`;
-    const res = await progress.task(label, (update) => fetchOneSource(src, prefixes[i], destDir, limits, update, budget, naming));
+    const res = await progress.task(label, (update) => fetchOneSource(src, prefixes[i], destDir, limits, update, budget, naming, packsDir && join(packsDir, String(i))));
     if (!res.ok) progress.warn(`${src.url}: ${res.error?.message}`);
     results.push(res);
   }

@@ -1,0 +1,94 @@
+/**
+ * The fetched blobs packed for the root (packInto), moved into its object store (adoptPacks):
+ * `git add` then finds them instead of writing them, and stages exactly what it would have.
+ */
+import { cpSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { adoptPacks, stageAll } from '../../src/lib/root-git.js';
+import { fetchGitSource } from '../../src/lib/sources/git.js';
+import { fastImportPath } from '../../src/lib/sources/git-tree.js';
+import { git, makeFixture, tempDir, type Fixture } from '../helpers/git-repos.js';
+
+let fx: Fixture;
+let work: string;
+beforeEach(() => {
+  fx = makeFixture({ allowFilter: true });
+  work = tempDir();
+});
+afterEach(() => {
+  fx.cleanup();
+  rmSync(work, { recursive: true, force: true });
+});
+
+/** A root with one commit, and the fetched files copied under references/t. */
+function rootWith(fetched?: string): string {
+  const root = join(work, 'root');
+  mkdirSync(root);
+  git(root, 'init', '-q');
+  writeFileSync(join(root, 'README.md'), 'root\n');
+  git(root, 'add', '-A');
+  git(root, 'commit', '-q', '-m', 'init');
+  if (fetched) cpSync(fetched, join(root, 'references', 't'), { recursive: true });
+  return root;
+}
+
+const looseObjects = (root: string) => Number(/^count: (\d+)$/m.exec(git(root, 'count-objects', '-v'))![1]);
+
+describe('packInto and adoptPacks', () => {
+  it('stores every kept blob once, so git add writes none of them again', async () => {
+    const dest = join(work, 'fetched');
+    const packs = join(work, 'packs');
+    const res = await fetchGitSource({ url: fx.url }, dest, { packInto: join(packs, '0') });
+    expect(readdirSync(join(packs, '0')).filter((n) => n.endsWith('.idx')).length).toBe(1);
+
+    const root = rootWith(dest);
+    const before = looseObjects(root);
+    expect(await adoptPacks(root, packs)).toBe(true);
+    expect(readdirSync(join(packs, '0'))).toEqual([]);
+    await stageAll(root, ['references/t'], { blobsStored: true });
+    expect(looseObjects(root)).toBe(before);
+    const staged = git(root, 'ls-files', '-s', '--', 'references/t').split('\n');
+    expect(staged.length).toBe(res.files.length);
+    for (const line of staged) {
+      const [, oid, , path] = line.split(/\s+/);
+      expect(git(root, 'hash-object', '--', path!)).toBe(oid);
+      expect(git(root, 'cat-file', '-t', oid!)).toBe('blob');
+    }
+    git(root, 'fsck', '--no-dangling');
+    // The folder trees are stored too: writing the tree adds only the three above the files'
+    // folders (the root's, references/ and references/t, which holds no source folder's exact set).
+    const staged0 = looseObjects(root);
+    git(root, 'write-tree');
+    expect(looseObjects(root) - staged0).toBe(3);
+  });
+
+  it('a root rule that changes the bytes on add still stages what git add would', async () => {
+    const dest = join(work, 'fetched');
+    const packs = join(work, 'packs');
+    await fetchGitSource({ url: fx.url, paths: ['docs/'] }, dest, { packInto: join(packs, '0') });
+    const root = rootWith(dest);
+    // A clean filter that upper-cases: none of the fetched blobs is what git add stores.
+    git(root, 'config', 'filter.up.clean', 'tr a-z A-Z');
+    writeFileSync(join(root, '.gitattributes'), 'references/** filter=up\n');
+    expect(await adoptPacks(root, packs)).toBe(true);
+    await stageAll(root, ['references/t'], { blobsStored: true });
+    const oid = git(root, 'rev-parse', ':references/t/docs/guide.md');
+    expect(git(root, 'cat-file', 'blob', oid)).toBe('# GUIDE\n\nINSTALL IT, THEN RUN IT.');
+  });
+
+  it('adopts nothing when there is no pack', async () => {
+    const root = rootWith();
+    expect(await adoptPacks(root, join(work, 'missing'))).toBe(false);
+    mkdirSync(join(work, 'empty', '0'), { recursive: true });
+    expect(await adoptPacks(root, join(work, 'empty'))).toBe(false);
+  });
+});
+
+describe('fastImportPath', () => {
+  it('quotes every path, escaping quotes and backslashes only', () => {
+    expect(fastImportPath('docs/a b.md')).toBe('"docs/a b.md"');
+    expect(fastImportPath('"q".md')).toBe('"\\"q\\".md"');
+    expect(fastImportPath('back\\slash/é.md')).toBe('"back\\\\slash/é.md"');
+  });
+});
