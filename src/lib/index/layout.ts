@@ -74,28 +74,22 @@ export async function writeJsonAtomic(file: string, value: unknown): Promise<voi
 
 /** Parsed JSON that passes `valid`, or null when the file is missing, truncated or garbage. */
 export async function readJsonSafe<T>(file: string, valid: (v: unknown) => v is T): Promise<T | null> {
-  let text: string;
-  try {
-    text = await readFile(file, 'utf8');
-  } catch {
-    return null;
-  }
-  try {
-    const value: unknown = JSON.parse(text);
-    return valid(value) ? value : null;
-  } catch {
-    return null;
-  }
+  return parseJsonSafe(await readFile(file, 'utf8').catch(() => null), valid);
 }
 
 /** readJsonSafe, read synchronously (a file the caller waits for anyway: see segments.ts readOrNull). */
 export function readJsonSafeSync<T>(file: string, valid: (v: unknown) => v is T): T | null {
-  let text: string;
+  let text: string | null;
   try {
     text = readFileSync(file, 'utf8');
   } catch {
-    return null;
+    text = null;
   }
+  return parseJsonSafe(text, valid);
+}
+
+function parseJsonSafe<T>(text: string | null, valid: (v: unknown) => v is T): T | null {
+  if (text === null) return null;
   try {
     const value: unknown = JSON.parse(text);
     return valid(value) ? value : null;
