@@ -7,7 +7,7 @@
  * committed in ~0.4 s), and it gives us the exact flags we need.
  */
 import { execFile, execFileSync } from 'node:child_process';
-import { copyFileSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
+import { readdirSync, renameSync, rmSync, statSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 
@@ -51,10 +51,10 @@ function indexBusy(stderr: string): boolean {
 }
 
 
-export async function git(cwd: string, args: string[], author: CommitAuthor = {}, env: NodeJS.ProcessEnv = {}): Promise<string> {
+export async function git(cwd: string, args: string[], author: CommitAuthor = {}): Promise<string> {
   for (let attempt = 0; ; attempt++) {
     try {
-      return await gitOnce(cwd, args, author, env);
+      return await gitOnce(cwd, args, author);
     } catch (err) {
       if (!(err instanceof TkomaError) || !indexBusy(err.message) || attempt >= 20) throw err;
       await sleep(100);
@@ -62,9 +62,9 @@ export async function git(cwd: string, args: string[], author: CommitAuthor = {}
   }
 }
 
-function gitOnce(cwd: string, args: string[], author: CommitAuthor, env: NodeJS.ProcessEnv): Promise<string> {
+function gitOnce(cwd: string, args: string[], author: CommitAuthor): Promise<string> {
   return new Promise((resolvePromise, reject) => {
-    execFile('git', args, { cwd, env: { ...gitEnv(author), ...env }, maxBuffer: 256 * 1024 * 1024 }, (err, stdout, stderr) => {
+    execFile('git', args, { cwd, env: gitEnv(author), maxBuffer: 256 * 1024 * 1024 }, (err, stdout, stderr) => {
       if (err) {
         const code = (err as NodeJS.ErrnoException).code;
         if (code === 'ENOENT') {
@@ -191,39 +191,10 @@ export async function indexEntries(root: string, paths: string[]): Promise<strin
 /**
  * Commits exactly `paths` as staged by stagePaths: anything else an operator staged by hand stays
  * staged and out of our commit. Returns the new commit's sha.
- *
- * `git commit -- <paths>` does that by rebuilding the staged state of `paths` on top of HEAD, and
- * for files HEAD does not have it reads and hashes every one of them again: 0.95 s for a new
- * 10,970-file topic. With `scratchIndex` (a file path the caller cleans up), the commit is made
- * from a copy of the index instead, when that copy differs from HEAD only under `paths`: the same
- * `git commit` (hooks, signing, message cleanup) of what is staged, 0.12 s. The copy is checked,
- * not the live index, so whatever an operator stages meanwhile stays out. Otherwise, or when the
- * copy cannot be made, the commit takes the `-- <paths>` form.
  */
-export async function commitStaged(root: string, message: string, author: CommitAuthor, paths: string[], scratchIndex?: string): Promise<string> {
-  if (!scratchIndex || !(await commitFromCopy(root, message, author, paths, scratchIndex))) {
-    await git(root, ['commit', '-q', '--no-verify', '-m', message, '--', ...paths], author);
-  }
+export async function commitStaged(root: string, message: string, author: CommitAuthor, paths: string[]): Promise<string> {
+  await git(root, ['commit', '-q', '--no-verify', '-m', message, '--', ...paths], author);
   return (await git(root, ['rev-parse', 'HEAD'])).trim();
-}
-
-/** True when committed from a copy of the index that differs from HEAD only under `paths`. */
-async function commitFromCopy(root: string, message: string, author: CommitAuthor, paths: string[], copy: string): Promise<boolean> {
-  try {
-    copyFileSync(resolve(root, (await git(root, ['rev-parse', '--git-path', 'index'])).trim()), copy);
-  } catch {
-    return false;
-  }
-  const env = { GIT_INDEX_FILE: copy };
-  const staged = (await git(root, ['diff', '--cached', '--name-only', '-z', '--no-renames'], author, env)).split('\0').filter((p) => p !== '');
-  if (!staged.every((p) => isUnder(p, paths))) return false;
-  await git(root, ['commit', '-q', '--no-verify', '-m', message], author, env);
-  return true;
-}
-
-/** Whether a repository path is one of `paths` or inside one of them. */
-export function isUnder(path: string, paths: readonly string[]): boolean {
-  return paths.some((p) => path === p || path.startsWith(`${p}/`));
 }
 
 /**

@@ -17,7 +17,7 @@ import { type CommitAuthor, commitStaged, forceAdd, git, hasStaged, indexEntries
 import { commandLine, withLock } from '../lock.js';
 import { crashPoint } from './crash.js';
 import { anchorStateIgnore } from './ignore.js';
-import { backupDir, checkRelPath, type Journal, journalFile, newJournal, removeJournal, saveIndex, saveWrite, writeJournal } from './journal.js';
+import { checkRelPath, type Journal, journalFile, newJournal, removeJournal, saveIndex, saveWrite, writeJournal } from './journal.js';
 import { active, recoverRoot, restore } from './recover.js';
 
 export interface MutationSpec {
@@ -136,8 +136,7 @@ export async function runMutation<T>(root: string, spec: MutationSpec, fn: (ctx:
             if (spec.topicId && scope.includes(`references/${spec.topicId}`)) await trackManifest(root, `references/${spec.topicId}`);
             if (await hasStaged(root, scope)) {
               crashPoint(`${spec.op}:staged`);
-              // The scratch copy of the index lives with the journal's backups: removed with them, also after a crash.
-              commit = await commitStaged(root, out.message, spec.author, scope, join(backupDir(root, spec.op), 'commit-index'));
+              commit = await commitStaged(root, out.message, spec.author, scope);
             }
             crashPoint(`${spec.op}:committed`);
           }
