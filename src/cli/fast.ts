@@ -4,12 +4,9 @@
  * plain specs the oclif command is built from; anything unusual (help, an unknown or repeated
  * flag, a value out of range) is left to oclif, so usage errors and help read exactly as before.
  */
-import { availableParallelism, loadavg } from 'node:os';
-import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 
 import { envFlagOr } from '../lib/settings.js';
-import { resolveRootPath } from '../lib/store/root-path.js';
 
 import { BASE_FLAG_SPECS, type CommandSpec, type FlagSpec, SEARCH_SPEC } from './spec.js';
 
@@ -71,7 +68,6 @@ export async function runFast(argv: readonly string[]): Promise<boolean> {
   if (argv[0] === 'mcp') return runMcpFast(argv.slice(1));
   const parsed = parseBySpec(SEARCH_SPEC, argv.slice(1));
   if (!parsed) return false;
-  await prefetchTopicWalk(parsed.flags);
   const { renderSearch, runSearch } = await import('./searching.js');
   const { emitFailure, emitResult } = await import('./output.js');
   const json = parsed.flags.json === true;
@@ -82,28 +78,6 @@ export async function runFast(argv: readonly string[]): Promise<boolean> {
     emitFailure(err, json);
   }
   return true;
-}
-
-/**
- * Starts the walk of the searched topic's folder on a worker thread (lib/index/walk-prefetch.ts)
- * while this thread loads the search code. Only for the plain case, a topic id given by flag:
- * the folder guessed here is the one the freshness check asks about, or the listing goes unused.
- */
-async function prefetchTopicWalk(flags: ParsedArgv['flags']): Promise<void> {
-  const topic = flags.topic;
-  if (typeof topic !== 'string' || !/^[a-z0-9][a-z0-9._-]*$/.test(topic) || flags.input !== undefined || flags.all === true) return;
-  // Only with about a core to spare (the run queue, this process included, leaves one idle): when
-  // every core is busy, a second thread and its start-up only compete with this one, and the
-  // walk costs less done here.
-  if (loadavg()[0] >= availableParallelism() - 0.5) return;
-  let root: string;
-  try {
-    root = resolveRootPath(typeof flags.root === 'string' ? flags.root : undefined);
-  } catch {
-    return; // a malformed setting: the command itself reports it
-  }
-  const { prefetchWalk } = await import('../lib/index/walk-prefetch.js');
-  prefetchWalk(join(root, 'references', topic));
 }
 
 async function runMcpFast(argv: readonly string[]): Promise<boolean> {

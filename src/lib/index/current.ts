@@ -8,7 +8,7 @@ import { join } from 'node:path';
 
 import { referencesDir } from '../store/root.js';
 import { INDEX_FORMAT, readMeta } from './layout.js';
-import { filesUnchanged, MAX_INDEXED_BYTES } from './scan.js';
+import { MAX_INDEXED_BYTES, sameFilesByStat } from './scan.js';
 
 /**
  * The largest file the index chunks: the fetch cap (`limits.max_file_bytes` of tkoma-ref.toml, 1
@@ -41,7 +41,7 @@ export async function lexicallyCurrent(root: string, topicIds: string[]): Promis
   for (const id of topicIds) {
     const head = await loadHeadForReading(root, id);
     if (!head) return false;
-    if (!(await filesUnchanged(join(referencesDir(root), id), head.files))) return false;
+    if (!sameFilesByStat(join(referencesDir(root), id), head.files)) return false;
     // A file left out as too large that a raised `limits.max_file_bytes` now admits.
     for (const entry of Object.values(head.files)) {
       if (entry.skipped !== 'too-large') continue;

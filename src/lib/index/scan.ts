@@ -9,8 +9,7 @@ import { readFile } from 'node:fs/promises';
 import type { Role } from '../chunking/types.js';
 import { SKIPPED_FILE } from '../store/skipped.js';
 import { MANIFEST_FILE, TOPIC_FILE } from '../store/topic-files.js';
-import { type FileListing, walkFiles } from './walk.js';
-import { takePrefetchedWalk } from './walk-prefetch.js';
+import { walkFiles } from './walk.js';
 
 export interface FileStat {
   size: number;
@@ -63,30 +62,6 @@ const METADATA = new Set([TOPIC_FILE, MANIFEST_FILE, SKIPPED_FILE]);
 /** Visits every reference file (see listTopicFiles); false from `visit` stops the walk and is returned. */
 function walkTopicFiles(dir: string, visit: (rel: string, st: Stats) => boolean): boolean {
   return walkFiles(dir, (rel, st, name) => (rel === name && METADATA.has(name)) || visit(rel, st));
-}
-
-/**
- * sameFilesByStat, from the listing a worker thread made at start-up when the CLI started one for
- * this folder (walk-prefetch.ts), else by walking now.
- */
-export async function filesUnchanged(dir: string, table: Readonly<Record<string, FileStat>>): Promise<boolean> {
-  const prefetched = takePrefetchedWalk(dir);
-  const listing = prefetched ? await prefetched : null;
-  return listing ? sameListing(listing, table) : sameFilesByStat(dir, table);
-}
-
-/** Pure: sameFilesByStat's answer for a listing of the folder (listFiles). */
-export function sameListing(listing: FileListing, table: Readonly<Record<string, FileStat>>): boolean {
-  const { paths, stats } = listing;
-  let seen = 0;
-  for (let i = 0; i < paths.length; i++) {
-    const rel = paths[i]!;
-    if (METADATA.has(rel)) continue; // only at the top: deeper paths hold a '/'
-    const known = Object.hasOwn(table, rel) ? table[rel] : undefined;
-    if (known === undefined || known.size !== stats[2 * i] || known.mtimeMs !== stats[2 * i + 1]) return false;
-    seen++;
-  }
-  return seen === Object.keys(table).length;
 }
 
 export interface FileDiff {

@@ -1,7 +1,6 @@
 /**
  * The walk under a topic folder that tells a search whether the files moved: every regular file
- * with its size and mtime. Kept free of other project modules so a worker thread can run it while
- * the main thread is still loading code (walk-prefetch.ts).
+ * with its size and mtime. Kept free of other project modules: cold searches load it first.
  */
 import { type Dirent, lstatSync, readdirSync, type Stats } from 'node:fs';
 
@@ -52,27 +51,4 @@ function lstatOrNull(path: string): Stats | null {
   } catch {
     return null;
   }
-}
-
-/** Every file walkFiles visits, as plain data a worker can post: paths and [size, mtimeMs] pairs. */
-export interface FileListing {
-  paths: string[];
-  stats: Float64Array;
-}
-
-export function listFiles(dir: string): FileListing {
-  const paths: string[] = [];
-  let stats = new Float64Array(1024);
-  walkFiles(dir, (rel, st) => {
-    if (2 * paths.length === stats.length) {
-      const grown = new Float64Array(stats.length * 2);
-      grown.set(stats);
-      stats = grown;
-    }
-    stats[2 * paths.length] = st.size;
-    stats[2 * paths.length + 1] = st.mtimeMs;
-    paths.push(rel);
-    return true;
-  });
-  return { paths, stats: stats.subarray(0, 2 * paths.length) };
 }
