@@ -3,12 +3,12 @@
  * anything else. Apart from sync.ts (which writes) so that a search whose files did not move
  * never loads the writing side.
  */
-import { lstatSync, type Stats } from 'node:fs';
 import { join } from 'node:path';
 
-import { referencesDir } from '../store/root.js';
+import { referencesDir } from '../store/root-path.js';
 import { INDEX_FORMAT, readMeta } from './layout.js';
 import { MAX_INDEXED_BYTES, sameFilesByStat } from './scan.js';
+import { lstatOrNull } from './walk.js';
 
 /**
  * The largest file the index chunks: the fetch cap (`limits.max_file_bytes` of tkoma-ref.toml, 1
@@ -53,12 +53,4 @@ export async function lexicallyCurrent(root: string, topicIds: string[]): Promis
     if (!st || !n || n.size !== st.size || n.mtimeMs !== st.mtimeMs) return false;
   }
   return true;
-}
-
-function lstatOrNull(path: string): Stats | null {
-  try {
-    return lstatSync(path, { throwIfNoEntry: false }) ?? null;
-  } catch {
-    return null;
-  }
 }

@@ -45,7 +45,8 @@ export function walkFiles(dir: string, visit: (rel: string, st: Stats, name: str
   return walk(dir.length > 1 && dir.endsWith('/') ? dir.slice(0, -1) : dir, '');
 }
 
-function lstatOrNull(path: string): Stats | null {
+/** lstat without following a link; null when the path is missing or unreadable. */
+export function lstatOrNull(path: string): Stats | null {
   try {
     return lstatSync(path, { throwIfNoEntry: false }) ?? null;
   } catch {
