@@ -37,7 +37,13 @@ function readAt(fd: number, length: number, position: number): Uint8Array {
   const out = new Uint8Array(length);
   let got = 0;
   while (got < length) {
-    const n = readSync(fd, out, got, length - got, position + got);
+    let n: number;
+    try {
+      n = readSync(fd, out, got, length - got, position + got);
+    } catch (err) {
+      // An I/O error is the file's damage too: the caller's repair path handles it.
+      throw damaged(`unreadable (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
+    }
     if (n === 0) throw damaged('shorter than when it was opened');
     got += n;
   }
