@@ -60,6 +60,18 @@ describe('ManifestLookup', () => {
     expect(m.get('f300.ts')).toBeUndefined();
   });
 
+  it('read from the end, skips a later damaged line or a later line that only mentions the path', () => {
+    const text = [
+      JSON.stringify(rec('kept.md', { bytes: 1 })),
+      JSON.stringify(rec('kept.md', { bytes: 2 })),
+      '{"path":"kept.md","bytes":3, damaged',
+      JSON.stringify(rec('other.md', { commit: 'kept.md', source_url: '"kept.md"' })),
+    ].join('\n');
+    expect(new ManifestLookup(text).get('kept.md')?.bytes).toBe(2);
+    expect(new ManifestLookup(text).get('kept.md')).toEqual(wholeParse(text).get('kept.md'));
+    expect(new ManifestLookup(text).get('other.md')?.path).toBe('other.md');
+  });
+
   it('answers nothing for an empty manifest', () => {
     expect(new ManifestLookup('').get('a.ts')).toBeUndefined();
   });

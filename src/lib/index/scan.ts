@@ -49,7 +49,9 @@ export async function listTopicFiles(dir: string): Promise<Map<string, FileStat>
 export function sameFilesByStat(dir: string, table: Readonly<Record<string, FileStat>>): boolean {
   let seen = 0;
   const whole = walkTopicFiles(dir, (rel, st) => {
-    const known = Object.hasOwn(table, rel) ? table[rel] : undefined;
+    // One lookup, not Object.hasOwn and a second: an inherited property (a file named
+    // `constructor` missing from the table) has no numeric size, so it never compares equal.
+    const known = table[rel] as FileStat | undefined;
     seen++;
     return known !== undefined && known.size === st.size && known.mtimeMs === st.mtimeMs;
   });

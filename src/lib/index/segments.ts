@@ -147,20 +147,30 @@ export interface SegmentLoad {
   lexRebuilt: boolean;
 }
 
+export interface LoadOptions {
+  /**
+   * Read and check every posting of the lexical part now (the default: a sync that verifies the
+   * index must find damage anywhere). False leaves them in the file, each term's read and checked
+   * when a query first asks for it (bm25/segment-file.ts): what a search wants.
+   */
+  allPostings?: boolean;
+}
+
 /** A segment from disk (or the cache). Null when its records or texts are unusable. */
-export async function loadSegment(root: string, topic: string, gen: number): Promise<SegmentLoad | null> {
+export async function loadSegment(root: string, topic: string, gen: number, opts: LoadOptions = {}): Promise<SegmentLoad | null> {
+  const allPostings = opts.allPostings ?? true;
+  const { buildSegment, decodeSegment, DEFAULT_BUILD, isFileSegment, openSegmentFile, segmentFieldWeights, segmentIdParts } = await import('./bm25/index.js');
   const cached = cache.get(cacheKey(root, topic, gen));
-  if (cached) return { segment: cached, lexRebuilt: false };
-  const records = await openRecords(root, topic, gen);
+  if (cached && !(allPostings && isFileSegment(cached.lex))) return { segment: cached, lexRebuilt: false };
+  const records = cached?.records ?? (await openRecords(root, topic, gen));
   if (!records) return null;
   // A text file of the wrong size (truncated, replaced) would serve wrong snippets: unusable.
   const st = statSync(segmentFile(root, topic, gen, 'txt'), { throwIfNoEntry: false });
   if (!st || st.size !== records.textBytes) return null;
-  const { buildSegment, decodeSegment, DEFAULT_BUILD, segmentFieldWeights, segmentIdParts } = await import('./bm25/index.js');
   let lex: Bm25Segment | null;
   try {
-    const bytes = readFileSync(segmentFile(root, topic, gen, 'lex'));
-    lex = decodeSegment(bytes);
+    const file = segmentFile(root, topic, gen, 'lex');
+    lex = allPostings ? decodeSegment(readFileSync(file)) : openSegmentFile(file);
     // Same docs in the same order, compared by digest: building 100k id strings twice cost more.
     if (lex.docCount !== records.count || !idDigestOf(segmentIdParts(lex)).equals(records.digest)) lex = null;
     // Built with other field weights (an older version of the tool): scores would not mix.
@@ -178,6 +188,7 @@ export async function loadSegment(root: string, topic: string, gen: number): Pro
   }
   const segment = { gen, records, lex };
   if (!lexRebuilt) remember(root, topic, segment);
+  else cache.delete(cacheKey(root, topic, gen)); // a cached copy whose postings failed their check
   return { segment, lexRebuilt };
 }
 

@@ -15,7 +15,8 @@ import { AnnIndex } from './ann.js';
 import { isRecord, readJsonSafeSync, topicIndexDir, writeJsonAtomic } from './layout.js';
 import type { FileEntry } from './scan.js';
 import { LiveChunks } from './live-chunks.js';
-import { forgetSegments, loadSegment, removeSegmentFiles, type Segment, type StoredChunk } from './segments.js';
+import { TkomaError } from '../errors.js';
+import { forgetSegments, type LoadOptions, loadSegment, removeSegmentFiles, type Segment, type StoredChunk } from './segments.js';
 
 // 2: segments; 3: chunk counts instead of id lists; 4: chunker of issue 12 (test blocks, roles,
 // no scraps); 5: binary segment records (seg-<g>.rec), so indexes with JSON records are rebuilt.
@@ -160,7 +161,7 @@ export interface LoadResult {
  * The full index of a topic for `head`, repairing what it can in memory. Null when chunk records
  * are unusable: the caller then re-chunks the topic from its files.
  */
-export async function loadTopicIndex(root: string, id: string, head: TopicHead): Promise<LoadResult | null> {
+export async function loadTopicIndex(root: string, id: string, head: TopicHead, opts: LoadOptions = {}): Promise<LoadResult | null> {
   const cached = memo.get(memoKey(root, id));
   if (cached && cached.head.generation === head.generation) {
     remember(memoKey(root, id), cached);
@@ -169,7 +170,7 @@ export async function loadTopicIndex(root: string, id: string, head: TopicHead):
   const loadedSegments: Segment[] = [];
   const rebuiltLex: Segment[] = [];
   for (const info of head.segments) {
-    const loaded = await loadSegment(root, id, info.gen);
+    const loaded = await loadSegment(root, id, info.gen, opts);
     if (!loaded) return null;
     if (loaded.lexRebuilt) rebuiltLex.push(loaded.segment);
     loadedSegments.push(loaded.segment);
@@ -190,11 +191,20 @@ export async function loadTopicIndex(root: string, id: string, head: TopicHead):
     if (!ann) repaired.push('ann');
   }
   const index: TopicIndex = { head, chunks, segments, ann };
+  homes.set(index, { root, id });
   if (repaired.length === 0) remember(memoKey(root, id), index);
   return { index, repaired, rebuiltLex };
 }
 
-/** Best `limit` live chunk ids for `query` by BM25 over every segment, best first. */
+/** Where each loaded index came from: a damaged posting list found by a query reloads from there. */
+const homes = new WeakMap<TopicIndex, { root: string; id: string }>();
+
+/**
+ * Best `limit` live chunk ids for `query` by BM25 over every segment, best first. Postings left in
+ * their files are checked as a query reads them; when one fails, the topic's segments are loaded
+ * again with every posting checked (a damaged lexical part rebuilt from its texts, in memory, for
+ * the next verifying sync to write back) and the query runs again.
+ */
 export async function searchLexical(
   index: TopicIndex,
   query: string,
@@ -202,8 +212,22 @@ export async function searchLexical(
   accept?: (id: string) => boolean,
 ): Promise<{ id: string; score: number }[]> {
   const { searchSegments } = await import('./bm25/index.js');
-  const views = index.segments.map((s) => (s.allLive ? { segment: s.segment.lex } : { segment: s.segment.lex, live: s.live }));
-  return searchSegments(views, query, limit, accept ? { accept } : {}).map((h) => ({ id: h.id, score: h.score }));
+  const run = (): { id: string; score: number }[] => {
+    const views = index.segments.map((s) => (s.allLive ? { segment: s.segment.lex } : { segment: s.segment.lex, live: s.live }));
+    return searchSegments(views, query, limit, accept ? { accept } : {}).map((h) => ({ id: h.id, score: h.score }));
+  };
+  try {
+    return run();
+  } catch (err) {
+    const home = homes.get(index);
+    if (!(err instanceof TkomaError && err.code === 'DAMAGED_STATE') || !home) throw err;
+    for (const s of index.segments) {
+      const loaded = await loadSegment(home.root, home.id, s.segment.gen, { allPostings: true });
+      if (!loaded) throw err;
+      s.segment = loaded.segment;
+    }
+    return run();
+  }
 }
 
 /**

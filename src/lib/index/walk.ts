@@ -2,11 +2,12 @@
  * The walk under a topic folder that tells a search whether the files moved: every regular file
  * with its size and mtime. Kept free of other project modules: cold searches load it first.
  */
-import { type Dirent, lstatSync, readdirSync, type Stats } from 'node:fs';
+import { lstatSync, readdirSync, type Stats } from 'node:fs';
 
 /** Names never indexed at any depth: version control and our own temp files. */
 export function ignoredName(name: string): boolean {
-  return name === '.git' || /\.tmp-\d+-\d+$/.test(name);
+  // The substring test first: a regular expression per name cost the start-up walk more.
+  return name === '.git' || (name.includes('.tmp-') && /\.tmp-\d+-\d+$/.test(name));
 }
 
 /**
@@ -21,23 +22,25 @@ export function walkFiles(dir: string, visit: (rel: string, st: Stats, name: str
   const top = lstatOrNull(dir);
   if (!top || !top.isDirectory()) return true;
   const walk = (abs: string, rel: string): boolean => {
-    let entries: Dirent[];
+    let names: string[];
     try {
-      entries = readdirSync(abs, { withFileTypes: true });
+      // Names only: every entry is lstat-ed anyway, and that tells its type; typed entries cost
+      // an object per file on top (a sixth of the walk's instructions at 5k files).
+      names = readdirSync(abs);
     } catch {
       return true; // vanished or unreadable while we walked: the next sync sees it
     }
-    for (const e of entries) {
-      if (ignoredName(e.name)) continue;
-      const relPath = rel ? `${rel}/${e.name}` : e.name;
+    for (const name of names) {
+      if (ignoredName(name)) continue;
       // Names from readdir hold no separator: plain concatenation, not path.join's normalising.
-      const absPath = `${abs}/${e.name}`;
-      if (e.isSymbolicLink()) continue;
-      if (e.isDirectory()) {
+      const absPath = `${abs}/${name}`;
+      const st = lstatOrNull(absPath);
+      if (!st || st.isSymbolicLink()) continue;
+      const relPath = rel ? `${rel}/${name}` : name;
+      if (st.isDirectory()) {
         if (!walk(absPath, relPath)) return false;
-      } else if (e.isFile()) {
-        const st = lstatOrNull(absPath);
-        if (st?.isFile() && !visit(relPath, st, e.name)) return false;
+      } else if (st.isFile() && !visit(relPath, st, name)) {
+        return false;
       }
     }
     return true;
@@ -45,10 +48,12 @@ export function walkFiles(dir: string, visit: (rel: string, st: Stats, name: str
   return walk(dir.length > 1 && dir.endsWith('/') ? dir.slice(0, -1) : dir, '');
 }
 
+const NO_THROW = { throwIfNoEntry: false } as const;
+
 /** lstat without following a link; null when the path is missing or unreadable. */
 export function lstatOrNull(path: string): Stats | null {
   try {
-    return lstatSync(path, { throwIfNoEntry: false }) ?? null;
+    return lstatSync(path, NO_THROW) ?? null;
   } catch {
     return null;
   }

@@ -45,12 +45,13 @@ export async function openIndexes(root: string, topics: LoadedTopic[], embedder:
   for (const topic of topics) {
     const id = topic.front.id;
     let head = await loadHead(root, id);
-    let loaded = head ? await loadTopicIndex(root, id, head) : null;
+    // A query reads the postings of its own terms only: the rest stay in the files, unread.
+    let loaded = head ? await loadTopicIndex(root, id, head, { allPostings: false }) : null;
     if (!loaded || loaded.repaired.length > 0) {
       // Damaged parts (or a head written by another process meanwhile): repair and persist.
       await sync([id], true);
       head = await loadHead(root, id);
-      loaded = head ? await loadTopicIndex(root, id, head) : loaded;
+      loaded = head ? await loadTopicIndex(root, id, head, { allPostings: false }) : loaded;
     }
     if (loaded) out.push({ root, topic, index: loaded.index });
   }

@@ -2,8 +2,9 @@
  * A topic's manifest answered path by path. A search needs the records of its ten or so hits, but
  * a large topic's manifest is thousands of JSON lines (5 MB at 16k files): parsing all of them was
  * a tenth of a cold search's CPU. A lookup finds the lines that hold the quoted path and parses
- * only those; the answer is the same as the whole manifest's (the last valid line for a path
- * wins), and whatever the quick route cannot settle falls back to parsing everything once.
+ * only those, from the end back, stopping at the first valid one; the answer is the same as the
+ * whole manifest's (the last valid line for a path wins), and whatever the quick route cannot
+ * settle falls back to parsing everything once.
  *
  * The manifest stays bytes: decoding 1.5 MB of it to a string, and a string search per hit over
  * all of it, cost more than the search itself. Bytes are searched natively; UTF-8 never encodes
@@ -43,15 +44,17 @@ export class ManifestLookup {
     if (++this.lookups > LOOKUPS_BEFORE_FULL_PARSE) return this.parseAll().get(path);
     const bytes = this.bytes;
     const needle = Buffer.from(JSON.stringify(path), 'utf8');
-    let found: FileRecord | undefined;
-    for (let at = bytes.indexOf(needle); at !== -1; at = bytes.indexOf(needle, at + needle.length)) {
+    // From the end: the first line found that is a valid record of the path is the last such line,
+    // the one a whole parse keeps, and nothing before it needs reading.
+    for (let at = bytes.lastIndexOf(needle); at !== -1; at = at === 0 ? -1 : bytes.lastIndexOf(needle, at - 1)) {
       const start = at === 0 ? 0 : bytes.lastIndexOf(NEWLINE, at - 1) + 1;
       const endNl = bytes.indexOf(NEWLINE, at);
       const rec = parseManifestLine(bytes.toString('utf8', start, endNl === -1 ? bytes.length : endNl));
-      if (rec?.path === path) found = rec;
+      if (rec?.path === path) return rec;
+      at = start; // the rest of this line was read with it
     }
     // Not found as written: the line may spell the path with escapes; only a full parse can tell.
-    return found ?? this.parseAll().get(path);
+    return this.parseAll().get(path);
   }
 
   private parseAll(): Map<string, FileRecord> {

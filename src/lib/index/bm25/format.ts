@@ -24,14 +24,14 @@ import { SegmentData, segmentData, type Bm25Segment } from './segment.js';
 const MAGIC = 'TKBM25SG';
 /** Bump on any layout or term-pipeline change: older segments must be rebuilt, not misread. */
 export const BM25_FORMAT_VERSION = 1;
-const HEADER = 64;
+export const HEADER = 64;
 const LITTLE_ENDIAN = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
 
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
 const align8 = (n: number): number => (n + 7) & ~7;
 
-interface Layout {
+export interface Layout {
   weights: number;
   docLen: number;
   idOffsets: number;
@@ -98,7 +98,7 @@ function littleEndianBytes(arr: Uint32Array | Float32Array): Uint8Array {
  * of them (a whole encoded segment was a fifth of a large create's external memory at its peak).
  */
 export function encodeSegmentParts(seg: Bm25Segment): Uint8Array[] {
-  const s = segmentData(seg);
+  const s = withPostings(segmentData(seg));
   const joinedIds = s.idText;
   // Offsets are UTF-16 units of the decoded text: a lone surrogate would not survive UTF-8.
   if (LONE_SURROGATE.test(joinedIds) || LONE_SURROGATE.test(s.terms)) {
@@ -133,7 +133,13 @@ export function encodeSegmentParts(seg: Bm25Segment): Uint8Array[] {
   ].filter((part) => part.byteLength > 0);
 }
 
-function damaged(message: string, details: Record<string, unknown> = {}): TkomaError {
+/** `s` with every posting in memory: a segment opened from a file (segment-file.ts) reads the rest. */
+function withPostings(s: SegmentData): SegmentData {
+  if (s.postDocs.length === s.postStart[s.termCount]) return s;
+  return (s as SegmentData & { whole(): SegmentData }).whole();
+}
+
+export function damaged(message: string, details: Record<string, unknown> = {}): TkomaError {
   return new TkomaError('DAMAGED_STATE', `The BM25 index segment is damaged: ${message}; rebuild the index.`, details);
 }
 
@@ -181,9 +187,9 @@ function decodeText(bytes: Uint8Array, what: string, chars: number): string {
   return text;
 }
 
-/** The segment views `bytes` in place where it can: do not modify the buffer afterwards. */
-export function decodeSegment(bytes: Uint8Array): Bm25Segment {
-  if (!(bytes instanceof Uint8Array) || bytes.length < HEADER) throw damaged('too short for a header', { bytes: bytes?.length ?? 0 });
+/** Counts and section offsets from a segment's 64-byte header, checked against the file's size. */
+export function readHeader(bytes: Uint8Array, fileSize: number): SegmentHeader {
+  if (!(bytes instanceof Uint8Array) || bytes.length < HEADER || fileSize < HEADER) throw damaged('too short for a header', { bytes: fileSize });
   for (let i = 0; i < MAGIC.length; i++) {
     if (bytes[i] !== MAGIC.charCodeAt(i)) throw damaged('not a BM25 segment (bad magic)');
   }
@@ -196,45 +202,98 @@ export function decodeSegment(bytes: Uint8Array): Bm25Segment {
   const [docs, terms, postings, fields, idsBytes, idsChars, termsBytes, termsChars, total] =
     [1, 2, 3, 4, 5, 6, 7, 8, 9].map(u32) as [number, number, number, number, number, number, number, number, number];
   const L = layout(docs, terms, postings, fields, idsBytes, termsBytes);
-  if (total !== bytes.length || L.total !== bytes.length) {
-    throw damaged('size does not match its header (truncated?)', { bytes: bytes.length, expected: L.total });
+  if (total !== fileSize || L.total !== fileSize) {
+    throw damaged('size does not match its header (truncated?)', { bytes: fileSize, expected: L.total });
   }
+  return { docs, terms, postings, fields, idsBytes, idsChars, termsBytes, termsChars, at: L };
+}
 
-  const weights = read(bytes, L.weights, fields, 'f64');
+export interface SegmentHeader {
+  docs: number;
+  terms: number;
+  postings: number;
+  fields: number;
+  idsBytes: number;
+  idsChars: number;
+  termsBytes: number;
+  termsChars: number;
+  /** Byte offset of each section in the file. */
+  at: Layout;
+}
+
+/** Everything of a segment but its postings, checked: what a query needs before it picks terms. */
+export interface SegmentFront {
+  weights: Float64Array;
+  docLen: Float32Array;
+  totalLen: number;
+  idOffsets: Uint32Array;
+  termOffsets: Uint32Array;
+  postStart: Uint32Array;
+  idText: string;
+  termText: string;
+}
+
+/**
+ * The sections before the postings from `front` (the file's bytes from 0, at least up to the
+ * postings) and the ids and terms from `texts` (the file's bytes from the ids on), checked.
+ */
+export function decodeFront(h: SegmentHeader, front: Uint8Array, texts: Uint8Array): SegmentFront {
+  const L = h.at;
+  const weights = read(front, L.weights, h.fields, 'f64');
   for (const w of weights) if (!(w >= 0 && Number.isFinite(w))) throw damaged('bad field weight');
-  const docLen = read(bytes, L.docLen, docs, 'f32');
+  const docLen = read(front, L.docLen, h.docs, 'f32');
   // Checked and summed in one pass (the sum in doc order, as SegmentData would make it).
   let totalLen = 0;
-  for (let i = 0; i < docs; i++) {
+  for (let i = 0; i < h.docs; i++) {
     const v = docLen[i]!;
     if (!(v >= 0 && v < Infinity)) throw damaged('bad doc length', { doc: i });
     totalLen += v;
   }
-  const idOffsets = read(bytes, L.idOffsets, docs + 1, 'u32');
-  checkOffsets(idOffsets, idsChars, 'id offsets');
-  const termOffsets = read(bytes, L.termOffsets, terms + 1, 'u32');
-  checkOffsets(termOffsets, termsChars, 'term offsets');
-  const postStart = read(bytes, L.postStart, terms + 1, 'u32');
-  checkOffsets(postStart, postings, 'posting starts');
-  const postDocs = read(bytes, L.postDocs, postings, 'u32');
-  const postTf = read(bytes, L.postTf, postings, 'f32');
-  checkPostings(postStart, postDocs, postTf, docs);
+  const idOffsets = read(front, L.idOffsets, h.docs + 1, 'u32');
+  checkOffsets(idOffsets, h.idsChars, 'id offsets');
+  const termOffsets = read(front, L.termOffsets, h.terms + 1, 'u32');
+  checkOffsets(termOffsets, h.termsChars, 'term offsets');
+  const postStart = read(front, L.postStart, h.terms + 1, 'u32');
+  checkOffsets(postStart, h.postings, 'posting starts');
+  const idText = decodeText(texts.subarray(0, h.idsBytes), 'ids', h.idsChars);
+  const termText = decodeText(texts.subarray(h.idsBytes, h.idsBytes + h.termsBytes), 'terms', h.termsChars);
+  return { weights, docLen, totalLen, idOffsets, termOffsets, postStart, idText, termText };
+}
 
-  const idText = decodeText(bytes.subarray(L.ids, L.ids + idsBytes), 'ids', idsChars);
-  const termText = decodeText(bytes.subarray(L.terms, L.terms + termsBytes), 'terms', termsChars);
-  return new SegmentData(idText, idOffsets, weights, docLen, termText, termOffsets, postStart, postDocs, postTf, totalLen);
+/** The segment views `bytes` in place where it can: do not modify the buffer afterwards. */
+export function decodeSegment(bytes: Uint8Array): Bm25Segment {
+  const h = readHeader(bytes, bytes?.length ?? 0);
+  const L = h.at;
+  const f = decodeFront(h, bytes, bytes.subarray(L.ids));
+  const postDocs = read(bytes, L.postDocs, h.postings, 'u32');
+  const postTf = read(bytes, L.postTf, h.postings, 'f32');
+  checkPostings(f.postStart, postDocs, postTf, h.docs);
+  return new SegmentData(f.idText, f.idOffsets, f.weights, f.docLen, f.termText, f.termOffsets, f.postStart, postDocs, postTf, f.totalLen);
+}
+
+/**
+ * Postings read from a file as `n` doc numbers then `n` tf values (n = the last of `postStart`,
+ * which delimits terms from `firstTerm` on), checked as decodeSegment checks them.
+ */
+export function decodeTermPostings(bytes: Uint8Array, postStart: Uint32Array, docs: number, firstTerm: number): { docs: Uint32Array; tfs: Float32Array } {
+  const n = postStart[postStart.length - 1]! - postStart[0]!;
+  if (bytes.length !== 8 * n) throw damaged('posting bytes do not match their count');
+  const postDocs = read(bytes, 0, n, 'u32');
+  const postTf = read(bytes, 4 * n, n, 'f32');
+  checkPostings(postStart, postDocs, postTf, docs, firstTerm);
+  return { docs: postDocs, tfs: postTf };
 }
 
 /** Doc numbers strictly ascending inside each term and in range; tf positive and finite. */
-function checkPostings(postStart: Uint32Array, postDocs: Uint32Array, postTf: Float32Array, docs: number): void {
+function checkPostings(postStart: Uint32Array, postDocs: Uint32Array, postTf: Float32Array, docs: number, firstTerm = 0): void {
   for (let t = 0; t + 1 < postStart.length; t++) {
     let prev = -1;
     for (let p = postStart[t]!, end = postStart[t + 1]!; p < end; p++) {
       const d = postDocs[p]!;
-      if (d <= prev || d >= docs) throw damaged('bad posting doc number', { term: t, posting: p });
+      if (d <= prev || d >= docs) throw damaged('bad posting doc number', { term: firstTerm + t, posting: p });
       prev = d;
       const tf = postTf[p]!;
-      if (!(tf > 0 && tf < Infinity)) throw damaged('bad posting frequency', { term: t, posting: p });
+      if (!(tf > 0 && tf < Infinity)) throw damaged('bad posting frequency', { term: firstTerm + t, posting: p });
     }
   }
 }

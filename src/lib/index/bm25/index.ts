@@ -6,6 +6,7 @@
  */
 export { buildSegment, DEFAULT_BUILD, SegmentBuilder, type Bm25BuildParams, type Bm25Doc, type Bm25Segment } from './segment.js';
 export { BM25_FORMAT_VERSION, decodeSegment, encodeSegment, encodeSegmentParts } from './format.js';
+export { isFileSegment, openSegmentFile } from './segment-file.js';
 export {
   type Bm25Hit,
   type Bm25QueryParams,

@@ -8,6 +8,7 @@
  */
 import { TkomaError } from '../../errors.js';
 import { segmentData, type Bm25Segment, type SegmentData } from './segment.js';
+import { termPostings } from './segment-file.js';
 import { releaseScratch, takeScratch, TopK } from './topk.js';
 import { processTerm, tokenize } from './tokenize.js';
 
@@ -108,8 +109,9 @@ function livePostings(s: SegmentData, t: number, live: Uint8Array | undefined): 
   const start = s.postStart[t]!;
   const end = s.postStart[t + 1]!;
   if (!live) return end - start;
+  const { docs } = termPostings(s, t);
   let n = 0;
-  for (let p = start; p < end; p++) if (live[s.postDocs[p]!] === 1) n++;
+  for (let p = 0; p < docs.length; p++) if (live[docs[p]!] === 1) n++;
   return n;
 }
 
@@ -182,15 +184,16 @@ function accumulate(
   c0: number,
   c1: number,
 ): void {
-  const { postStart, postDocs, postTf, docLen } = s;
+  const { docLen } = s;
   for (let q = 0; q < tnums.length; q++) {
     const t = tnums[q]!;
     const w = idf[q]! * (k1 + 1);
     if (t < 0 || w === 0) continue;
-    for (let p = postStart[t]!, end = postStart[t + 1]!; p < end; p++) {
-      const d = postDocs[p]!;
+    const { docs, tfs } = termPostings(s, t);
+    for (let p = 0; p < docs.length; p++) {
+      const d = docs[p]!;
       if (live && live[d] !== 1) continue;
-      const tf = postTf[p]!;
+      const tf = tfs[p]!;
       acc[d] += (w * tf) / (tf + c0 + c1 * docLen[d]!);
     }
   }
