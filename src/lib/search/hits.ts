@@ -83,6 +83,8 @@ export async function toReferenceHits(
   // their words are worth reading at first sight; a one-shot search only scans.
   const lines = await linesOf(shown, refs, texts, answers++ > 0);
   const out: ReferenceHit[] = [];
+  // One topic's staleness is the same for every hit of this answer (a date parse each).
+  const stale = new Map<object, boolean>();
   for (const k of shown) {
     const { h, ref } = k;
     const { front, dir } = ref.opened.topic;
@@ -108,7 +110,7 @@ export async function toReferenceHits(
       source_url: rec?.source_url ?? null,
       ...(rec?.commit ? { commit: rec.commit } : {}),
       fetched_at: rec?.fetched_at ?? front.fetched_at,
-      is_stale: staleness(front, opts.now).is_stale,
+      is_stale: staleOnce(stale, front, opts.now),
       file_status: status,
       ...(status !== 'active' && reason ? { file_status_reason: reason } : {}),
       ...untrustedFor(rec, text.start, text.start + text.lines.length - 1),
@@ -120,8 +122,15 @@ export async function toReferenceHits(
   return out;
 }
 
+function staleOnce(known: Map<object, boolean>, front: Parameters<typeof staleness>[0], now: Date): boolean {
+  let yes = known.get(front);
+  if (yes === undefined) known.set(front, (yes = staleness(front, now).is_stale));
+  return yes;
+}
+
 /** The chunks a hit is made of: its best chunk and those merged into it, in line order. */
 function membersOf(h: FusedHit, refs: Map<string, ChunkRef>): ChunkRef[] {
+  if (!h.explain.merged?.length) return [refs.get(h.key)!];
   const keys = [h.key, ...(h.explain.merged ?? []).map((m) => m.key)];
   return keys.map((key) => refs.get(key)!).sort((a, b) => a.chunk.startLine - b.chunk.startLine);
 }

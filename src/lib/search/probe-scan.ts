@@ -49,7 +49,7 @@ function tokensOf(run: string): readonly string[] {
 }
 
 /** How many of the probes occur at `i` in `text`. */
-export function probesAt(probes: readonly string[], text: string, i: number): number {
+function probesAt(probes: readonly string[], text: string, i: number): number {
   let n = 0;
   for (const p of probes) if (text.startsWith(p, i)) n++;
   return n;

@@ -5,7 +5,7 @@
  */
 import { processTerm, tokenize } from '../index/bm25/index.js';
 import { type LineWords, SHIFTED, startAgainWhenFull, termGeneration, termIdOf } from './line-words.js';
-import { probesAt, probeScanLine } from './probe-scan.js';
+import { probeScanLine } from './probe-scan.js';
 
 export { plainWord } from './line-words.js';
 
@@ -109,34 +109,77 @@ export function scanLines(lines: readonly string[], terms: ReadonlySet<string>, 
       if (out.length > 0) firstAt[li] = 0;
       return out;
     }
-    let lower: string | undefined;
-    let found: number[] | undefined;
-    for (let r = 0; r < n; r++) {
-      for (let j = w[1 + 2 * n + r]!, end = w[2 + 2 * n + r]!; j < end; j++) {
-        const id = w[j]!;
-        if ((bloom[(id >>> 5) & 31]! & (1 << (id & 31))) === 0) continue;
-        for (let q = 0; q < qIds.length; q++) if (qIds[q] === id) (found ??= []).push(q);
+    // The runs' term ids lie one after another (run r's from termFrom[r], at w[from + r]): one
+    // pass over them with the bloom test, and only a run with an id that passes is looked at.
+    scanned = line;
+    scannedLower = undefined;
+    const from = 1 + 2 * n;
+    const idsEnd = w[from + n]!;
+    let r = 0;
+    for (let j = w[from]!; j < idsEnd; j++) {
+      const id = w[j]!;
+      if ((bloom[(id >>> 5) & 31]! & (1 << (id & 31))) === 0) continue;
+      while (w[from + r + 1]! <= j) r++;
+      // The run's ids before j failed the bloom test: none is a question term.
+      const runEnd = w[from + r + 1]!;
+      let found: number[] | undefined;
+      for (let k = j; k < runEnd; k++) {
+        const x = w[k]!;
+        for (let q = 0; q < qIds.length; q++) if (qIds[q] === x) (found ??= []).push(q);
       }
+      j = runEnd - 1;
       if (!found) continue;
-      lower ??= line.toLowerCase();
       const a = w[1 + r]!;
       const b = w[1 + n + r]!;
-      const times = (probeWithin(probeList, lower, a, b) ? 1 : 0) + probesAt(probeList, lower, b);
+      const times = (probeWithin(probeList, a, b) ? 1 : 0) + probesAtScanned(probeList, b);
       for (let k = 0; k < times; k++) for (const t of found) out.push(t);
       if (times > 0 && firstAt[li]! < 0) firstAt[li] = a;
-      found = undefined;
     }
     return out;
   });
   return { matches, firstAt };
 }
 
-/** Whether some probe occurs in `text` starting at a position in [a, b). */
-function probeWithin(probes: readonly string[], text: string, a: number, b: number): boolean {
-  for (let i = a; i < b; i++) for (const p of probes) if (text.startsWith(p, i)) return true;
+/**
+ * The line whose runs are being counted, and its lowercased copy once a character other than
+ * ASCII needed it. Lowercasing whole lines to test a few positions was a quarter of a snippet's
+ * time; an ASCII character lowercases alone, and a line reaching here lowercases to the same
+ * length (else its words are SHIFTED), so no position moves.
+ */
+let scanned = '';
+let scannedLower: string | undefined;
+
+/** The code unit at i of the scanned line, lowercased. */
+function lowerAt(i: number): number {
+  const c = scanned.charCodeAt(i);
+  if (c < 128) return c >= 65 && c <= 90 ? c + 32 : c;
+  return (scannedLower ??= scanned.toLowerCase()).charCodeAt(i);
+}
+
+/** Whether the lowercased scanned line holds `probe` at i, whose lowercased unit is `first` (its startsWith). */
+function probeAt(probe: string, i: number, first: number): boolean {
+  if (probe.charCodeAt(0) !== first || i + probe.length > scanned.length) return false;
+  for (let k = 1; k < probe.length; k++) if (lowerAt(i + k) !== probe.charCodeAt(k)) return false;
+  return true;
+}
+
+/** Whether some probe occurs in the lowercased scanned line starting at a position in [a, b). */
+function probeWithin(probes: readonly string[], a: number, b: number): boolean {
+  for (let i = a; i < b; i++) {
+    const first = lowerAt(i);
+    for (let k = 0; k < probes.length; k++) if (probeAt(probes[k]!, i, first)) return true;
+  }
   return false;
 }
 
+/** How many of the probes occur at i in the lowercased scanned line (probesAt). */
+function probesAtScanned(probes: readonly string[], i: number): number {
+  if (i >= scanned.length) return 0;
+  const first = lowerAt(i);
+  let n = 0;
+  for (let k = 0; k < probes.length; k++) if (probeAt(probes[k]!, i, first)) n++;
+  return n;
+}
 
 export interface Snippet {
   text: string;
@@ -193,7 +236,7 @@ export function snippetOfLines(lines: readonly string[], terms: ReadonlySet<stri
   }
   // A line too long to fit that holds more of the question than any window (a prose paragraph
   // on one line) is cut around its first match instead.
-  const long = bestLongLine(lines, matches, max);
+  const long = bestLongLine(lines, matches, max, terms.size);
   if (best.to < 0 || (long && long.distinct * 1e6 + long.hits > best.score)) {
     const i = long?.line ?? 0;
     return { text: cutLine(lines[i]!, Math.max(0, firstAt[i]!), max), fromLine: i, toLine: i, truncated: true };
@@ -207,12 +250,23 @@ export function snippetOfLines(lines: readonly string[], terms: ReadonlySet<stri
 }
 
 /** The line longer than max with the most distinct terms, then matches (earliest on ties). */
-function bestLongLine(lines: readonly string[], matches: readonly number[][], max: number): { line: number; distinct: number; hits: number } | null {
+function bestLongLine(lines: readonly string[], matches: readonly number[][], max: number, termCount: number): { line: number; distinct: number; hits: number } | null {
   let best: { line: number; distinct: number; hits: number } | null = null;
+  let seen: Uint8Array | undefined;
   lines.forEach((l, i) => {
-    if (l.length <= max || matches[i]!.length === 0) return;
-    const distinct = new Set(matches[i]).size;
-    if (!best || distinct > best.distinct || (distinct === best.distinct && matches[i]!.length > best.hits)) best = { line: i, distinct, hits: matches[i]!.length };
+    const m = matches[i]!;
+    if (l.length <= max || m.length === 0) return;
+    // Distinct terms of the line: marked in a list as long as the question's terms, then unmarked.
+    seen ??= new Uint8Array(termCount);
+    let distinct = 0;
+    for (const t of m) {
+      if (seen[t] === 0) {
+        seen[t] = 1;
+        distinct++;
+      }
+    }
+    for (const t of m) seen[t] = 0;
+    if (!best || distinct > best.distinct || (distinct === best.distinct && m.length > best.hits)) best = { line: i, distinct, hits: m.length };
   });
   return best;
 }
