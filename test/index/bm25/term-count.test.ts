@@ -22,7 +22,7 @@ describe('Vocabulary.termsOf', () => {
           const want = expected(text);
           for (const t of want) if (!seen.includes(t)) seen.push(t);
           expect(vocab.termsOf(text).map((n) => vocab.names[n])).toEqual(want);
-          // A repeat answers from the memo: the same numbers again.
+          // A repeat (its tokens memoised now) gives the same numbers again.
           expect(vocab.termsOf(text).map((n) => vocab.names[n])).toEqual(want);
         }
         expect(vocab.names).toEqual(seen);

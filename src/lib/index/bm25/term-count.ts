@@ -4,7 +4,7 @@
  * threads count with it too (each with its own numbering), so a doc's tfs and length come out of
  * the same float operations in the same order wherever it was counted.
  */
-import { processTermUnmemoised, scanWords, wordTokens } from './tokenize.js';
+import { processTermUnmemoised, tokenize } from './tokenize.js';
 
 /**
  * `s` without a reference to the text it was cut from. V8 makes a long substring a view of its
@@ -22,13 +22,6 @@ export class Vocabulary {
   private readonly ids = new Map<string, number>();
   /** Raw token -> term number (-1 = dropped): skips processTerm for every repeat of a token. */
   private readonly raw = new Map<string, number>();
-  /**
-   * Word (a WORD match) -> the numbers of its kept terms, in order: one lookup per word instead
-   * of splitting it and looking up each of its tokens (a 10k-file create has ~3 tokens per word,
-   * and these lookups were a fifth of a chunk thread's time).
-   */
-  private readonly words = new Map<string, number[]>();
-  private readonly tokens: string[] = [];
 
   get size(): number {
     return this.names.length;
@@ -38,7 +31,6 @@ export class Vocabulary {
   release(): void {
     this.ids.clear();
     this.raw.clear();
-    this.words.clear();
   }
 
   /** The number of an already processed term, numbering it if it is new. */
@@ -53,36 +45,19 @@ export class Vocabulary {
     return t;
   }
 
-  /** The kept terms of `text`, in order, as term numbers: processTerm over tokenize(text). */
+  /** The kept terms of `text`, in order, as term numbers. */
   termsOf(text: string): number[] {
     const out: number[] = [];
-    scanWords(text, (word) => {
-      let ts = this.words.get(word);
-      if (ts === undefined) {
-        ts = this.termsOfWord(word);
-        this.words.set(ownCopy(word), ts);
-      }
-      for (let k = 0; k < ts.length; k++) out.push(ts[k]!);
-    });
-    return out;
-  }
-
-  /** A new word's kept terms, numbering its new terms in the order tokenize gives them. */
-  private termsOfWord(word: string): number[] {
-    const { tokens } = this;
-    tokens.length = 0;
-    wordTokens(word, tokens);
-    const ts: number[] = [];
-    for (const raw of tokens) {
+    for (const raw of tokenize(text)) {
       let t = this.raw.get(raw);
       if (t === undefined) {
         const term = processTermUnmemoised(raw);
         t = term === null ? -1 : this.intern(term);
         this.raw.set(ownCopy(raw), t);
       }
-      if (t >= 0) ts.push(t);
+      if (t >= 0) out.push(t);
     }
-    return ts;
+    return out;
   }
 }
 

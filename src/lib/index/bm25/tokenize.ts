@@ -171,13 +171,9 @@ function isPlain(word: string): boolean {
   return true;
 }
 
-/**
- * The raw tokens of one word (a WORD match), appended to `tokens`: the word itself when it is one
- * plain part, else its identifier parts and joined forms. tokenize is this over scanWords.
- */
-export function createWordSplitter(options: TokenizerOptions = DEFAULT_TOKENIZER): (word: string, tokens: string[]) => void {
+export function createTokenizer(options: TokenizerOptions = DEFAULT_TOKENIZER): (text: string) => string[] {
   const { joinIdentifiers, keepCompounds, splitDigits } = options;
-  return (word: string, tokens: string[]): void => {
+  const addWord = (word: string, tokens: string[]): void => {
     // Fast path: most words in prose and code are one plain part; skip the splitting.
     if (isPlain(word)) {
       tokens.push(word);
@@ -191,40 +187,31 @@ export function createWordSplitter(options: TokenizerOptions = DEFAULT_TOKENIZER
     }
     if (keepCompounds && segments.length > 1) tokens.push(word);
   };
-}
-
-/** Calls `onWord` with each of WORD's matches in `text`, in order. */
-export function scanWords(text: string, onWord: (word: string) => void): void {
-  const n = text.length;
-  let i = 0;
-  while (i < n) {
-    const c = text.charCodeAt(i);
-    if (c < 128 && !isAsciiWordChar(c)) {
-      i++;
-      continue;
-    }
-    // The words of WORD's matches, found by scanning ASCII (WORD's Unicode classes cost as much
-    // as all the rest of tokenizing); from any other character on, WORD itself finds the word.
-    const end = c < 128 ? asciiWordEnd(text, i) : -1;
-    if (end >= 0) {
-      onWord(text.slice(i, end));
-      i = end;
-      continue;
-    }
-    // Shared, but nothing runs between setting lastIndex and exec().
-    WORD.lastIndex = i;
-    const m = WORD.exec(text);
-    if (m === null) break;
-    i = WORD.lastIndex;
-    onWord(m[0]);
-  }
-}
-
-export function createTokenizer(options: TokenizerOptions = DEFAULT_TOKENIZER): (text: string) => string[] {
-  const addWord = createWordSplitter(options);
   return (text: string): string[] => {
     const tokens: string[] = [];
-    scanWords(text, (word) => addWord(word, tokens));
+    const n = text.length;
+    let i = 0;
+    while (i < n) {
+      const c = text.charCodeAt(i);
+      if (c < 128 && !isAsciiWordChar(c)) {
+        i++;
+        continue;
+      }
+      // The words of WORD's matches, found by scanning ASCII (WORD's Unicode classes cost as much
+      // as all the rest of tokenizing); from any other character on, WORD itself finds the word.
+      const end = c < 128 ? asciiWordEnd(text, i) : -1;
+      if (end >= 0) {
+        addWord(text.slice(i, end), tokens);
+        i = end;
+        continue;
+      }
+      // Shared, but nothing runs between setting lastIndex and exec().
+      WORD.lastIndex = i;
+      const m = WORD.exec(text);
+      if (m === null) break;
+      addWord(m[0], tokens);
+      i = WORD.lastIndex;
+    }
     return tokens;
   };
 }
@@ -276,9 +263,6 @@ export function createTermProcessor(options: TermOptions = DEFAULT_TERMS, { memo
 
 /** Splits text into raw tokens; feed each through processTerm. */
 export const tokenize: (text: string) => string[] = createTokenizer(DEFAULT_TOKENIZER);
-
-/** The raw tokens of one word with the default options (tokenize = this over scanWords). */
-export const wordTokens: (word: string, tokens: string[]) => void = createWordSplitter(DEFAULT_TOKENIZER);
 
 /** Normalises one raw token into an index term, or null to drop it. */
 export const processTerm: (term: string) => string | null = createTermProcessor(DEFAULT_TERMS);
