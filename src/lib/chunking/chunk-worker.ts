@@ -1,13 +1,15 @@
 /**
  * A worker thread of the chunk pool (pool.ts): chunks the files it is sent (a batch per message),
  * one at a time, with the same chunkFile the main thread uses, counts their chunks' BM25 terms,
- * and answers the batch with the chunks and the packed terms (index/chunk-terms.ts).
+ * and answers the batch with the chunks (as offsets into the texts it was sent: wire.ts) and the
+ * packed terms (index/chunk-terms.ts).
  */
 import { parentPort } from 'node:worker_threads';
 
 import { ChunkTermPacker } from '../index/chunk-terms.js';
 import { chunkFile } from './index.js';
 import type { BatchReply, ChunkJob, ChunkReply } from './pool.js';
+import { toWire } from './wire.js';
 
 const port = parentPort;
 if (port) {
@@ -29,7 +31,7 @@ if (port) {
         // counted file must kill this thread (its files are then redone in the main thread)
         // rather than shift every later file's terms.
         packer.addFile(job.path, chunks);
-        files.push({ id: job.id, chunks });
+        files.push({ id: job.id, chunks: toWire(job.text, chunks) });
       }
       const { packed, transfer } = packer.take();
       const reply: BatchReply = { files, terms: packed };

@@ -53,8 +53,24 @@ async function loadSync(rt: Runtime, bytes: Uint8Array<ArrayBuffer>): Promise<La
   }
 }
 
+/**
+ * The grammar of each (folder, language) asked for: resolving the package path is a module
+ * resolution (createRequire), which cost ~0.3 s per thread of a 10k-file create when done per file.
+ */
+const byLanguage = new Map<string, Promise<Language | undefined>>();
+
 /** Loads a grammar once per file path; a grammar that fails to load is remembered as unusable. */
 export function loadGrammar(rt: Runtime, language: string, dir: string | undefined): Promise<Language | undefined> {
+  const key = `${dir ?? ''}\0${language}`;
+  let p = byLanguage.get(key);
+  if (!p) {
+    p = grammarFile(rt, language, dir);
+    byLanguage.set(key, p);
+  }
+  return p;
+}
+
+function grammarFile(rt: Runtime, language: string, dir: string | undefined): Promise<Language | undefined> {
   if (!/^[a-z][a-z0-9_]*$/.test(language)) return Promise.resolve(undefined);
   let file: string;
   try {

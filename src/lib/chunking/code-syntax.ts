@@ -93,16 +93,22 @@ const TRIVIAL_TYPES = new Set([
  * attributes, `'use strict'`, `const x = require('x')`, a body-less `mod x;`.
  */
 export function isTrivialNode(node: Node): boolean {
-  if (isCommentLike(node) || TRIVIAL_TYPES.has(node.type)) return true;
-  if (node.type === 'mod_item' && !node.childForFieldName('body')) return true;
-  if (node.type === 'expression_statement' && /^\s*['"]use strict['"];?\s*$/.test(node.text)) return true;
-  if ((node.type === 'lexical_declaration' || node.type === 'variable_declaration') &&
+  // `type` is a call into the parser's memory on every read: read it once.
+  const t = node.type;
+  if (isCommentType(t) || TRIVIAL_TYPES.has(t)) return true;
+  if (t === 'mod_item' && !node.childForFieldName('body')) return true;
+  if (t === 'expression_statement' && /^\s*['"]use strict['"];?\s*$/.test(node.text)) return true;
+  if ((t === 'lexical_declaration' || t === 'variable_declaration') &&
     /^\s*(const|let|var)\s+[^=]+=\s*require\(\s*['"][^'"]+['"]\s*\)(\.[\w$]+)*\s*[;,]?\s*$/.test(node.text)) return true;
   return false;
 }
 
 export function isCommentLike(node: Node): boolean {
-  return node.type.includes('comment') || node.type === 'attribute_item' || node.type === 'decorator';
+  return isCommentType(node.type);
+}
+
+function isCommentType(t: string): boolean {
+  return t.includes('comment') || t === 'attribute_item' || t === 'decorator';
 }
 
 /** Readable symbol name: generics dropped, `::` / `:` / `->` separators become dots. */

@@ -107,6 +107,8 @@ class TreeChunker {
 
     const raw: Unit[] = [];
     let pending: Node[] = [];
+    // endRow reads the node's end from the parser's memory: once per node.
+    let pendingEnd = -1;
     let lastEnd = -1;
     const flush = (): void => {
       for (const c of pending) raw.push({ a: startRow(c), b: endRow(c), label: ctx.stmt, trivial: true });
@@ -114,13 +116,15 @@ class TreeChunker {
     };
     for (const { node, info } of items) {
       if (!info && isCommentLike(node) && startRow(node) !== lastEnd) {
-        if (pending.length && startRow(node) > endRow(pending[pending.length - 1]) + 1) flush();
+        if (pending.length && startRow(node) > pendingEnd + 1) flush();
         pending.push(node);
+        pendingEnd = endRow(node);
         continue;
       }
       let a = startRow(node);
+      const b = endRow(node);
       let attrs = '';
-      if (info && pending.length && a <= endRow(pending[pending.length - 1]) + 1) {
+      if (info && pending.length && a <= pendingEnd + 1) {
         a = startRow(pending[0]);
         attrs = pending.filter((p) => p.type !== 'comment' && !p.type.includes('comment')).map((p) => p.text).join('\n');
         pending = [];
@@ -136,9 +140,9 @@ class TreeChunker {
           ? (ctx.prefix ? `${info.title?.split(' ')[0] === 'describe' ? 'describe' : 'test'} ${symbol}` : info.title ?? `test ${symbol}`)
           : info.title && !ctx.prefix ? info.title : `${kind} ${symbol}`;
         const sym = { kind, symbol, title };
-        raw.push({ a, b: endRow(node), label: sym, sym, info: test && info.kind !== 'test' ? { ...info, kind: 'test' } : info });
-      } else raw.push({ a, b: endRow(node), label: ctx.stmt, trivial: isTrivialNode(node) });
-      lastEnd = endRow(node);
+        raw.push({ a, b, label: sym, sym, info: test && info.kind !== 'test' ? { ...info, kind: 'test' } : info });
+      } else raw.push({ a, b, label: ctx.stmt, trivial: isTrivialNode(node) });
+      lastEnd = b;
     }
     flush();
 

@@ -15,6 +15,7 @@ import { envSetting } from '../settings.js';
 import { chunkFile } from './index.js';
 import { isProsePath, languageForPath } from './paths.js';
 import type { Chunk } from './types.js';
+import { fromWire, type WireChunk } from './wire.js';
 
 export interface ChunkJob {
   id: number;
@@ -22,7 +23,7 @@ export interface ChunkJob {
   text: string;
 }
 
-export type ChunkReply = { id: number; chunks: Chunk[] } | { id: number; error: string };
+export type ChunkReply = { id: number; chunks: WireChunk[] } | { id: number; error: string };
 
 /** A worker's answer to one batch: per file its chunks (or why not), and all their terms. */
 export interface BatchReply {
@@ -138,7 +139,7 @@ class WorkerPool implements ChunkPool {
           if (!p) continue;
           slot.pending.delete(reply.id);
           this.answered++;
-          if ('chunks' in reply) p.resolve({ chunks: reply.chunks, counted });
+          if ('chunks' in reply) p.resolve({ chunks: fromWire(p.job.path, p.job.text, reply.chunks), counted });
           else p.reject(new Error(reply.error));
         }
       });

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import * as crypto from 'node:crypto';
 import type { Chunk, Role } from './types.js';
 
 /** Size limits for chunkers. Sizes are in characters (UTF-16 code units) of chunk text. */
@@ -71,8 +71,11 @@ export class LineIndex {
   }
 }
 
+/** crypto.hash where Node has it (20.12+): one call instead of a Hash object per chunk. */
+const oneShot = (crypto as { hash?: (algorithm: string, data: string, encoding: 'hex') => string }).hash;
+
 export function sha256(text: string): string {
-  return createHash('sha256').update(text).digest('hex');
+  return oneShot ? oneShot('sha256', text, 'hex') : crypto.createHash('sha256').update(text).digest('hex');
 }
 
 /**
