@@ -56,9 +56,14 @@ let tmpCounter = 0;
  * may come in pieces, written one after another (each before the next is asked for), so a large
  * file need not exist in memory as one buffer.
  */
+/** A name to write `file` under before renaming it into place (`<file>.tmp-<pid>-<n>`). */
+export function tempName(file: string): string {
+  return `${file}.tmp-${process.pid}-${++tmpCounter}`;
+}
+
 export async function writeFileAtomic(file: string, data: string | Uint8Array | Iterable<Uint8Array>): Promise<void> {
   await mkdir(dirname(file), { recursive: true });
-  const tmp = `${file}.tmp-${process.pid}-${++tmpCounter}`;
+  const tmp = tempName(file);
   try {
     await writeFile(tmp, data);
     await rename(tmp, file);

@@ -13,10 +13,11 @@ import { listTopicIds, readManifest } from '../store/topic-files.js';
 import { compactSegments } from './compact.js';
 import { INDEX_FORMAT, indexDir, readMeta, topicsIndexDir, writeMeta } from './layout.js';
 import { withIndexLock } from '../lock.js';
+import { crashPoint } from '../mutation/crash.js';
 import { syncNotes } from './notes/index.js';
 import { indexCap } from './current.js';
 import { chunkIdsOf, diffByStat, hashFile, listTopicFiles, looksBinary, sha256Hex, type FileEntry } from './scan.js';
-import { saveSegmentLex, writeSegment } from './segments.js';
+import { saveSegmentLex, SegmentWriter } from './segments.js';
 import {
   emptyHead,
   forgetTopicIndex,
@@ -235,6 +236,7 @@ async function syncTopic(ctx: Ctx, id: string): Promise<TopicSyncCounts> {
   counts.changed = changed.size;
   counts.removed = diff.removed.length;
 
+  let segment: SegmentWriter | null = null;
   try {
     const dropped: string[] = [];
     for (const path of rebuild ? [] : diff.removed) {
@@ -252,7 +254,10 @@ async function syncTopic(ctx: Ctx, id: string): Promise<TopicSyncCounts> {
     const { ChunkPipeline, readOrNull } = await import('./chunk-pipeline.js');
     toIndex.sort();
     const pool = startChunkPool(toIndex);
-    const pipeline = new ChunkPipeline(pool, gen, next.files);
+    // Each chunk goes to the segment's files as it is cut: no text is held to the end.
+    const writer = (segment = new SegmentWriter(root, id, gen));
+    crashPoint('index:writing'); // the text file is open under its temporary name
+    const pipeline = new ChunkPipeline(pool, gen, next.files, (r) => writer.add(r));
     let built;
     try {
       let done = 0;
@@ -284,13 +289,12 @@ async function syncTopic(ctx: Ctx, id: string): Promise<TopicSyncCounts> {
     } finally {
       await pool.close();
     }
-    const fresh = pipeline.fresh;
 
     ctx.onProgress?.({ topic: id, phase: 'save', done: 0, total: 1 });
     if (built) {
-      await writeSegment(root, id, gen, fresh, built);
-      next.segments.push({ gen, docs: fresh.length });
-    }
+      await writer.finish(built);
+      next.segments.push({ gen, docs: writer.count });
+    } else writer.abort();
     await compactSegments(root, id, next);
     if (embedder || next.vectors) {
       const v = await updateVectors({
@@ -298,7 +302,6 @@ async function syncTopic(ctx: Ctx, id: string): Promise<TopicSyncCounts> {
         topic: id,
         embedder,
         head: next,
-        fresh,
         dropped,
         reset: rebuild || annReset,
         onProgress: (d, total) => ctx.onProgress?.({ topic: id, phase: 'embed', done: d, total }),
@@ -308,6 +311,7 @@ async function syncTopic(ctx: Ctx, id: string): Promise<TopicSyncCounts> {
     }
     await saveHead(root, id, next);
   } catch (err) {
+    segment?.abort();
     forgetTopicIndex(root, id); // the in-memory state may be half-updated
     throw err;
   }
