@@ -248,7 +248,8 @@ async function syncTopic(ctx: Ctx, id: string): Promise<TopicSyncCounts> {
 
     // A file keeps its role when it changes; only new files need the manifest (10k lines: ~50 ms).
     const needManifest = toIndex.some((p) => !next.files[p]);
-    const manifest = new Map(needManifest ? (await readManifest(dir)).map((r) => [r.path, r]) : []);
+    // Roles only: the whole records (hashes, URLs, dates) stayed alive through the chunking.
+    const roles = new Map(needManifest ? (await readManifest(dir)).map((r) => [r.path, r.role]) : []);
     const { roleForPath } = await import('../chunking/index.js');
     const { startChunkPool } = await import('../chunking/pool.js');
     const { ChunkPipeline, readOrNull } = await import('./chunk-pipeline.js');
@@ -279,7 +280,7 @@ async function syncTopic(ctx: Ctx, id: string): Promise<TopicSyncCounts> {
           delete next.files[path];
           continue;
         }
-        const role = manifest.get(path)?.role ?? previous?.role ?? roleForPath(path);
+        const role = roles.get(path) ?? previous?.role ?? roleForPath(path);
         const entry: FileEntry = { size: st.size, mtimeMs: st.mtimeMs, sha256: sha256Hex(bytes), role, chunkCount: 0 };
         if (looksBinary(bytes)) entry.skipped = 'binary';
         else if (bytes.length > cap && !(await fetchedWithin(path, entry.sha256))) entry.skipped = 'too-large';
