@@ -25,6 +25,7 @@ import { type SkipReport, skipReport } from './skip-report.js';
 import { indexTopics } from './indexing.js';
 import type { CreateRequest, SourceRequest } from './request.js';
 import { approvalSummary, countOf, shortSha } from './summary.js';
+import { withYoungGenerationHeld } from '../young-generation.js';
 
 export interface SourceDetails {
   type: 'git' | 'web';
@@ -176,7 +177,7 @@ export async function createTopic(root: string, req: CreateRequest, opts: Create
   const canonical = canonicalRequest(req) + (req.limits ? `\nlimits ${JSON.stringify(effectiveLimits(req.limits))}` : '');
   if (opts.approve) await verifyToken(root, canonical, opts.approve);
   else if (!opts.yes) return phaseOne(root, req, canonical, opts.progress, opts.limits);
-  return phaseTwo(root, req, opts);
+  return withYoungGenerationHeld(() => phaseTwo(root, req, opts));
 }
 
 async function phaseOne(root: string, req: CreateRequest, canonical: string, progress: Progress, explicit?: FetchLimits): Promise<ApprovalRequired> {
