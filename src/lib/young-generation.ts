@@ -5,7 +5,7 @@
  * to the maximum: 32 MiB, the largest part of a SciFact create's peak RSS that was not Node's own
  * code. Held at the size it has when the command's work starts (2 x 4 MiB after start-up), the
  * same create peaks 20-30 MiB lower for the same CPU time: more scavenges, each cheaper, and less
- * mark-compact work (docs/BENCHMARKS.md).
+ * mark-compact work.
  *
  * The growth factor is a V8 flag that V8 reads each time it would grow the young generation, so
  * setting it while running takes effect at the next growth; a V8 that ignored it would just grow
