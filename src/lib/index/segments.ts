@@ -100,7 +100,8 @@ const TEXT_PIECE = 1 << 20;
  */
 export class SegmentWriter {
   private readonly records = new RecordsEncoder();
-  private readonly tmp: string;
+  /** The text file's temporary name; null once renamed into place (or removed). */
+  private tmp: string | null;
   private fd: number | null;
   private readonly buf = Buffer.allocUnsafe(TEXT_PIECE);
   private used = 0;
@@ -143,7 +144,8 @@ export class SegmentWriter {
     this.flush();
     closeSync(this.fd!);
     this.fd = null;
-    renameSync(this.tmp, segmentFile(root, topic, gen, 'txt'));
+    renameSync(this.tmp!, segmentFile(root, topic, gen, 'txt'));
+    this.tmp = null;
     const recordBytes = this.records.encode(gen);
     await writeFileAtomic(segmentFile(root, topic, gen, 'rec'), recordBytes);
     await writeFileAtomic(segmentFile(root, topic, gen, 'lex'), encodeSegmentParts(lex));
@@ -152,16 +154,16 @@ export class SegmentWriter {
     return seg;
   }
 
-  /** Closes and removes the unfinished text file (nothing else was written yet). */
+  /** Closes and removes the unfinished text file; after finish() renamed it, does nothing. */
   abort(): void {
-    if (this.fd === null) return;
     try {
-      closeSync(this.fd);
+      if (this.fd !== null) closeSync(this.fd);
     } catch {
-      // already closed by a failed finish
+      // a close that failed in finish(): the descriptor is gone either way
     }
     this.fd = null;
-    rmSync(this.tmp, { force: true });
+    if (this.tmp !== null) rmSync(this.tmp, { force: true });
+    this.tmp = null;
   }
 
   private flush(): void {
