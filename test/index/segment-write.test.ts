@@ -1,10 +1,11 @@
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { dirname } from 'node:path';
 
 import { afterEach, describe, expect, it } from 'vitest';
 
 import { decodeSegment, encodeSegment } from '../../src/lib/index/bm25/index.js';
-import { forgetSegments, readSegmentChunks, segmentFile, writeSegment, type ChunkRecord } from '../../src/lib/index/segments.js';
+import { forgetSegments, readSegmentChunks, segmentFile, SegmentWriter, writeSegment, type ChunkRecord } from '../../src/lib/index/segments.js';
 import { makeTmpRoot } from '../helpers/index-topics.js';
 
 /** A chunk of `text` as the sync makes one. */
@@ -53,5 +54,18 @@ describe('writeSegment writes its files in pieces', () => {
     forgetSegments(root);
     const back = await readSegmentChunks(root, 'topic-t', 7);
     expect(back?.map((c) => c.text)).toEqual(texts);
+  });
+
+  it('a writer aborted mid-way leaves no file behind, its temporary text file included', async () => {
+    const { root, cleanup } = makeTmpRoot();
+    cleanups.push(cleanup);
+    const out = new SegmentWriter(root, 'topic-t', 9);
+    // Past one piece, so part of the text is already on disk under the temporary name.
+    for (let i = 0; i < 40; i++) out.add(chunk(`p${i}.md`, 'y'.repeat(40_000)));
+    const dir = dirname(segmentFile(root, 'topic-t', 9, 'txt'));
+    expect(readdirSync(dir).filter((n) => n.includes('.tmp-'))).toHaveLength(1);
+    out.abort();
+    expect(readdirSync(dir)).toEqual([]);
+    expect(existsSync(segmentFile(root, 'topic-t', 9, 'txt'))).toBe(false);
   });
 });

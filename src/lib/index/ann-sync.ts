@@ -7,7 +7,7 @@ import type { Embedder } from '../embedding/types.js';
 import { AnnIndex } from './ann.js';
 import { chunkIdsOf } from './scan.js';
 import { embeddingCacheDir } from './layout.js';
-import { type ChunkRecord, readSegmentChunks } from './segments.js';
+import { readSegmentChunks } from './segments.js';
 import { annMetaFile, liveChunkCount, type TopicHead } from './topic-index.js';
 
 export interface VectorUpdate {
@@ -23,8 +23,6 @@ export interface VectorInput {
   embedder: Embedder | null;
   /** The head being written; its `ann` and `vectors` are updated here. */
   head: TopicHead;
-  /** Chunks written by this sync (their text is at hand). */
-  fresh: readonly ChunkRecord[];
   /** Chunk ids whose old vectors must go (files changed or removed). */
   dropped: readonly string[];
   /** Start from nothing: the stored hnsw index is unusable or absent. */
@@ -89,17 +87,14 @@ export async function updateVectors(input: VectorInput): Promise<VectorUpdate> {
   return out;
 }
 
-/** id, hash and text of the given live chunks: fresh ones from memory, the rest from segments. */
+/**
+ * id, hash and text of the given live chunks, read from their segments: the sync writes its
+ * chunks' texts to the new segment as it cuts them and keeps none in memory.
+ */
 async function textsOf(input: VectorInput, ids: readonly string[]): Promise<{ id: string; hash: string; text: string }[]> {
-  const fresh = new Map(input.fresh.map((c) => [c.id, c]));
   const out: { id: string; hash: string; text: string }[] = [];
   const bySeg = new Map<number, Set<string>>();
   for (const id of ids) {
-    const c = fresh.get(id);
-    if (c) {
-      out.push({ id, hash: c.hash, text: c.text });
-      continue;
-    }
     const path = id.slice(0, id.lastIndexOf('#'));
     const seg = input.head.files[path]?.seg;
     if (seg === undefined) continue;

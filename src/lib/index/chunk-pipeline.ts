@@ -22,17 +22,21 @@ import { type ChunkRecord, lexicalDocOf } from './segments.js';
 const AHEAD = 12 * BATCH;
 
 export class ChunkPipeline {
-  /** Every chunk record so far, in doc order. */
+  /** Every chunk record so far, in doc order (unless a sink takes them). */
   readonly fresh: ChunkRecord[] = [];
   /** Dropped by finish(): its term maps are garbage once the segment is assembled. */
   private lex: SegmentBuilder | null = new SegmentBuilder();
   private readonly inFlight: { path: string; entry: FileEntry; chunks: Promise<ChunkedFile> | null }[] = [];
+  /** Chunk records finished so far. */
+  private count = 0;
 
   /** `files` is the new head's file table: each file's entry lands there when it is finished. */
   constructor(
     private readonly pool: ChunkPool,
     private readonly gen: number,
     private readonly files: Record<string, FileEntry>,
+    /** Takes each record in doc order instead of `fresh`, which then stays empty. */
+    private readonly sink: (r: ChunkRecord) => void = (r) => this.fresh.push(r),
   ) {}
 
   /** One file, in order: `text` is null for a file that gets no chunks (binary, too large). */
@@ -44,13 +48,13 @@ export class ChunkPipeline {
     if (this.inFlight.length > AHEAD * Math.max(1, this.pool.threads)) await this.finishOne();
   }
 
-  /** Finishes every file still in flight; the BM25 segment of `fresh`, or null when it is empty. */
+  /** Finishes every file still in flight; the BM25 segment of the records, or null when there are none. */
   async finish(): Promise<Bm25Segment | null> {
     this.pool.flush(); // the last files may sit in a batch not sent yet
     while (this.inFlight.length > 0) await this.finishOne();
     const lex = this.lex!;
     this.lex = null;
-    return this.fresh.length > 0 ? lex.finish() : null;
+    return this.count > 0 ? lex.finish() : null;
   }
 
   private async finishOne(): Promise<void> {
@@ -81,7 +85,8 @@ export class ChunkPipeline {
     } else {
       for (const r of records) lex.add(lexicalDocOf(r, r.text));
     }
-    for (const r of records) this.fresh.push(r);
+    for (const r of records) this.sink(r);
+    this.count += records.length;
     this.files[path] = entry;
   }
 }

@@ -51,6 +51,11 @@ export function embeddingCacheDir(root: string): string {
 
 let tmpCounter = 0;
 
+/** A name to write `file` under before renaming it into place (`<file>.tmp-<pid>-<n>`). */
+export function tempName(file: string): string {
+  return `${file}.tmp-${process.pid}-${++tmpCounter}`;
+}
+
 /**
  * Temp file + rename, so a reader never sees half a file and a crash leaves the old one. `data`
  * may come in pieces, written one after another (each before the next is asked for), so a large
@@ -58,7 +63,7 @@ let tmpCounter = 0;
  */
 export async function writeFileAtomic(file: string, data: string | Uint8Array | Iterable<Uint8Array>): Promise<void> {
   await mkdir(dirname(file), { recursive: true });
-  const tmp = `${file}.tmp-${process.pid}-${++tmpCounter}`;
+  const tmp = tempName(file);
   try {
     await writeFile(tmp, data);
     await rename(tmp, file);

@@ -13,15 +13,15 @@
  * parsing them with the records cost most of a cold search's time.
  */
 import { createHash } from 'node:crypto';
-import { closeSync, openSync, readFileSync, readSync, statSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, readFileSync, readSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
 import { readFile, rm } from 'node:fs/promises';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 
 import type { Chunk } from '../chunking/types.js';
 import type { Bm25Doc, Bm25Segment } from './bm25/index.js';
 import { lexicalFields } from './lexical-fields.js';
-import { topicIndexDir, writeFileAtomic } from './layout.js';
-import { digestIds, encodeRecords, SegmentRecords, type StoredChunk } from './segment-records.js';
+import { tempName, topicIndexDir, writeFileAtomic } from './layout.js';
+import { digestIds, RecordsEncoder, SegmentRecords, type StoredChunk } from './segment-records.js';
 
 export type { StoredChunk } from './segment-records.js';
 
@@ -71,46 +71,109 @@ export function forgetSegments(root: string, topic?: string): void {
  * the BM25 segment of exactly these chunks in this order when the caller built it as it went.
  */
 export async function writeSegment(root: string, topic: string, gen: number, chunks: readonly ChunkRecord[], built?: Bm25Segment): Promise<Segment> {
-  const { buildSegment, encodeSegmentParts } = await import('./bm25/index.js');
-  const records: StoredChunk[] = [];
-  let off = 0;
-  for (const c of chunks) {
-    const len = Buffer.byteLength(c.text, 'utf8');
-    const { text: _text, ...rest } = c;
-    records.push({ ...rest, seg: gen, off, len });
-    off += len;
+  const out = new SegmentWriter(root, topic, gen);
+  try {
+    for (const c of chunks) out.add(c);
+    let lex = built;
+    if (!lex) {
+      const { buildSegment } = await import('./bm25/index.js');
+      lex = buildSegment(chunks.map((c) => lexicalDocOf(c, c.text)));
+    }
+    return await out.finish(lex);
+  } catch (err) {
+    out.abort();
+    throw err;
   }
-  const lex = built ?? buildSegment(chunks.map((c) => lexicalDocOf(c, c.text)));
-  await writeFileAtomic(segmentFile(root, topic, gen, 'txt'), utf8Pieces(chunks, records));
-  const recordBytes = encodeRecords(gen, records);
-  await writeFileAtomic(segmentFile(root, topic, gen, 'rec'), recordBytes);
-  await writeFileAtomic(segmentFile(root, topic, gen, 'lex'), encodeSegmentParts(lex));
-  const seg = { gen, records: SegmentRecords.decode(gen, Buffer.from(recordBytes.buffer, recordBytes.byteOffset, recordBytes.byteLength))!, lex };
-  remember(root, topic, seg);
-  return seg;
 }
 
 /** Bytes of the text buffer the writer fills and reuses. */
 const TEXT_PIECE = 1 << 20;
 
 /**
- * The chunks' texts as UTF-8, back to back, in pieces of at most TEXT_PIECE bytes from one reused
- * buffer (a text longer than that is a piece of its own). The texts as one buffer were, next to
- * the same texts as strings, the largest single allocation of a create at its peak.
+ * A segment written as its chunks are cut: each chunk's text goes into the text file (through one
+ * reused buffer of TEXT_PIECE bytes) and its record into columns, so neither the texts nor a
+ * record object per chunk stay in memory until the end. Holding every text of a create (as
+ * strings, and the files they were cut from) with the records and the BM25 build was most of its
+ * peak memory. The text file is complete under its temporary name before finish() renames it;
+ * records and lexical part are then written as writeSegment always did. The caller aborts a
+ * writer it does not finish.
  */
-function* utf8Pieces(chunks: readonly ChunkRecord[], records: readonly StoredChunk[]): Generator<Uint8Array> {
-  const buf = Buffer.allocUnsafe(TEXT_PIECE);
-  let used = 0;
-  for (let i = 0; i < chunks.length; i++) {
-    const len = records[i]!.len;
-    if (used + len > TEXT_PIECE && used > 0) {
-      yield buf.subarray(0, used); // written before the generator resumes, so the buffer is free again
-      used = 0;
-    }
-    if (len > TEXT_PIECE) yield Buffer.from(chunks[i]!.text, 'utf8');
-    else used += buf.write(chunks[i]!.text, used, 'utf8');
+export class SegmentWriter {
+  private readonly records = new RecordsEncoder();
+  /** The text file's temporary name; null once renamed into place (or removed). */
+  private tmp: string | null;
+  private fd: number | null;
+  private readonly buf = Buffer.allocUnsafe(TEXT_PIECE);
+  private used = 0;
+  /** Bytes of text so far: the next text's offset. */
+  private off = 0;
+
+  constructor(
+    private readonly root: string,
+    private readonly topic: string,
+    readonly gen: number,
+  ) {
+    const file = segmentFile(root, topic, gen, 'txt');
+    mkdirSync(dirname(file), { recursive: true });
+    this.tmp = tempName(file);
+    this.fd = openSync(this.tmp, 'w');
   }
-  if (used > 0) yield buf.subarray(0, used);
+
+  /** Chunks added so far (the segment's doc count). */
+  get count(): number {
+    return this.records.count;
+  }
+
+  /** The next doc of the segment: its text is written (or buffered), its record kept as columns. */
+  add(c: ChunkRecord): void {
+    const len = Buffer.byteLength(c.text, 'utf8');
+    if (this.used + len > TEXT_PIECE && this.used > 0) this.flush();
+    if (len > TEXT_PIECE) this.writeAll(Buffer.from(c.text, 'utf8'));
+    else this.used += this.buf.write(c.text, this.used, 'utf8');
+    this.records.add({ id: c.id, path: c.path, startLine: c.startLine, endLine: c.endLine, role: c.role, title: c.title, symbol: c.symbol, kind: c.kind, language: c.language, hash: c.hash, off: this.off, len });
+    this.off += len;
+  }
+
+  /**
+   * Completes the text file, then writes records and `lex` (the BM25 segment of exactly the
+   * added chunks, in order) and returns the segment.
+   */
+  async finish(lex: Bm25Segment): Promise<Segment> {
+    const { encodeSegmentParts } = await import('./bm25/index.js');
+    const { root, topic, gen } = this;
+    this.flush();
+    closeSync(this.fd!);
+    this.fd = null;
+    renameSync(this.tmp!, segmentFile(root, topic, gen, 'txt'));
+    this.tmp = null;
+    const recordBytes = this.records.encode(gen);
+    await writeFileAtomic(segmentFile(root, topic, gen, 'rec'), recordBytes);
+    await writeFileAtomic(segmentFile(root, topic, gen, 'lex'), encodeSegmentParts(lex));
+    const seg = { gen, records: SegmentRecords.decode(gen, Buffer.from(recordBytes.buffer, recordBytes.byteOffset, recordBytes.byteLength))!, lex };
+    remember(root, topic, seg);
+    return seg;
+  }
+
+  /** Closes and removes the unfinished text file; after finish() renamed it, does nothing. */
+  abort(): void {
+    try {
+      if (this.fd !== null) closeSync(this.fd);
+    } catch {
+      // a close that failed in finish(): the descriptor is gone either way
+    }
+    this.fd = null;
+    if (this.tmp !== null) rmSync(this.tmp, { force: true });
+    this.tmp = null;
+  }
+
+  private flush(): void {
+    if (this.used > 0) this.writeAll(this.buf.subarray(0, this.used));
+    this.used = 0;
+  }
+
+  private writeAll(bytes: Uint8Array): void {
+    for (let at = 0; at < bytes.length; ) at += writeSync(this.fd!, bytes, at, bytes.length - at);
+  }
 }
 
 const idDigestOf = (p: { text: string; offsets: Uint32Array }): Buffer => digestIds(p.text, p.offsets);

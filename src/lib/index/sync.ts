@@ -13,10 +13,11 @@ import { listTopicIds, readManifest } from '../store/topic-files.js';
 import { compactSegments } from './compact.js';
 import { INDEX_FORMAT, indexDir, readMeta, topicsIndexDir, writeMeta } from './layout.js';
 import { withIndexLock } from '../lock.js';
+import { crashPoint } from '../mutation/crash.js';
 import { syncNotes } from './notes/index.js';
 import { indexCap } from './current.js';
 import { chunkIdsOf, diffByStat, hashFile, listTopicFiles, looksBinary, sha256Hex, type FileEntry } from './scan.js';
-import { saveSegmentLex, writeSegment } from './segments.js';
+import { saveSegmentLex, SegmentWriter } from './segments.js';
 import {
   emptyHead,
   forgetTopicIndex,
@@ -235,6 +236,7 @@ async function syncTopic(ctx: Ctx, id: string): Promise<TopicSyncCounts> {
   counts.changed = changed.size;
   counts.removed = diff.removed.length;
 
+  let segment: SegmentWriter | null = null;
   try {
     const dropped: string[] = [];
     for (const path of rebuild ? [] : diff.removed) {
@@ -246,13 +248,17 @@ async function syncTopic(ctx: Ctx, id: string): Promise<TopicSyncCounts> {
 
     // A file keeps its role when it changes; only new files need the manifest (10k lines: ~50 ms).
     const needManifest = toIndex.some((p) => !next.files[p]);
-    const manifest = new Map(needManifest ? (await readManifest(dir)).map((r) => [r.path, r]) : []);
+    // Roles only: the whole records (hashes, URLs, dates) stayed alive through the chunking.
+    const roles = new Map(needManifest ? (await readManifest(dir)).map((r) => [r.path, r.role]) : []);
     const { roleForPath } = await import('../chunking/index.js');
     const { startChunkPool } = await import('../chunking/pool.js');
     const { ChunkPipeline, readOrNull } = await import('./chunk-pipeline.js');
     toIndex.sort();
     const pool = startChunkPool(toIndex);
-    const pipeline = new ChunkPipeline(pool, gen, next.files);
+    // Each chunk goes to the segment's files as it is cut: no text is held to the end.
+    const writer = (segment = new SegmentWriter(root, id, gen));
+    crashPoint('index:writing'); // the text file is open under its temporary name
+    const pipeline = new ChunkPipeline(pool, gen, next.files, (r) => writer.add(r));
     let built;
     try {
       let done = 0;
@@ -274,7 +280,7 @@ async function syncTopic(ctx: Ctx, id: string): Promise<TopicSyncCounts> {
           delete next.files[path];
           continue;
         }
-        const role = manifest.get(path)?.role ?? previous?.role ?? roleForPath(path);
+        const role = roles.get(path) ?? previous?.role ?? roleForPath(path);
         const entry: FileEntry = { size: st.size, mtimeMs: st.mtimeMs, sha256: sha256Hex(bytes), role, chunkCount: 0 };
         if (looksBinary(bytes)) entry.skipped = 'binary';
         else if (bytes.length > cap && !(await fetchedWithin(path, entry.sha256))) entry.skipped = 'too-large';
@@ -284,13 +290,12 @@ async function syncTopic(ctx: Ctx, id: string): Promise<TopicSyncCounts> {
     } finally {
       await pool.close();
     }
-    const fresh = pipeline.fresh;
 
     ctx.onProgress?.({ topic: id, phase: 'save', done: 0, total: 1 });
     if (built) {
-      await writeSegment(root, id, gen, fresh, built);
-      next.segments.push({ gen, docs: fresh.length });
-    }
+      await writer.finish(built);
+      next.segments.push({ gen, docs: writer.count });
+    } else writer.abort();
     await compactSegments(root, id, next);
     if (embedder || next.vectors) {
       const v = await updateVectors({
@@ -298,7 +303,6 @@ async function syncTopic(ctx: Ctx, id: string): Promise<TopicSyncCounts> {
         topic: id,
         embedder,
         head: next,
-        fresh,
         dropped,
         reset: rebuild || annReset,
         onProgress: (d, total) => ctx.onProgress?.({ topic: id, phase: 'embed', done: d, total }),
@@ -308,6 +312,7 @@ async function syncTopic(ctx: Ctx, id: string): Promise<TopicSyncCounts> {
     }
     await saveHead(root, id, next);
   } catch (err) {
+    segment?.abort();
     forgetTopicIndex(root, id); // the in-memory state may be half-updated
     throw err;
   }

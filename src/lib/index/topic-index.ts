@@ -11,6 +11,7 @@ import { readdir, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 
 import { statOrNull } from '../file-memo.js';
+import { pidAlive } from '../process.js';
 import { AnnIndex } from './ann.js';
 import { isRecord, readJsonSafeSync, topicIndexDir, writeJsonAtomic } from './layout.js';
 import type { FileEntry } from './scan.js';
@@ -249,6 +250,10 @@ async function removeUnreferenced(root: string, id: string, head: TopicHead): Pr
   for (const n of names) {
     const seg = /^seg-(\d+)\.(rec|json|txt|lex)$/.exec(n);
     if (seg && !keep.has(Number(seg[1]))) await removeSegmentFiles(root, id, Number(seg[1]));
+    // A segment file a killed sync left half written (the text file is written during the whole
+    // chunking): its writer is gone, so nothing will finish or remove it.
+    const tmp = /^seg-\d+\.(rec|txt|lex)\.tmp-(\d+)-\d+$/.exec(n);
+    if (tmp && Number(tmp[2]) !== process.pid && !pidAlive(Number(tmp[2]))) await rm(join(dir, n), { force: true });
     if (/^ann-\d+\.hnsw$/.test(n) && n !== `ann-${head.ann}.hnsw`) await rm(join(dir, n), { force: true });
     // Files of the previous (single-file) layout.
     if (n === 'chunks.json' || n === 'lexical.json') await rm(join(dir, n), { force: true });

@@ -2,7 +2,8 @@
  * Test hook: `TKOMA_REF_CRASH_AT=<point>[,<point>]` makes the process SIGKILL itself at a named
  * point; the crash tests use it. Generic points of every mutation are `<op>:locked`,
  * `<op>:journaled`, `<op>:before-commit`, `<op>:staged` (after `git add`) and `<op>:committed`
- * (before the journal is removed); commands add their own (`create:moved`, `refresh:aside`, ...).
+ * (before the journal is removed); commands add their own (`create:moved`, `refresh:aside`, ...),
+ * and a sync `index:writing` (a segment being written).
  */
 import { writeSync } from 'node:fs';
 

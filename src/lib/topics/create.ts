@@ -25,6 +25,7 @@ import { type SkipReport, skipReport } from './skip-report.js';
 import { indexTopics } from './indexing.js';
 import type { CreateRequest, SourceRequest } from './request.js';
 import { approvalSummary, countOf, shortSha } from './summary.js';
+import { withYoungGenerationHeld } from '../young-generation.js';
 
 export interface SourceDetails {
   type: 'git' | 'web';
@@ -176,7 +177,7 @@ export async function createTopic(root: string, req: CreateRequest, opts: Create
   const canonical = canonicalRequest(req) + (req.limits ? `\nlimits ${JSON.stringify(effectiveLimits(req.limits))}` : '');
   if (opts.approve) await verifyToken(root, canonical, opts.approve);
   else if (!opts.yes) return phaseOne(root, req, canonical, opts.progress, opts.limits);
-  return phaseTwo(root, req, opts);
+  return withYoungGenerationHeld(() => phaseTwo(root, req, opts));
 }
 
 async function phaseOne(root: string, req: CreateRequest, canonical: string, progress: Progress, explicit?: FetchLimits): Promise<ApprovalRequired> {
@@ -229,86 +230,114 @@ async function phaseTwo(root: string, req: CreateRequest, opts: CreateOptions): 
   const staging = stagingPath(root, req.topic_id);
   // The fetched blobs, packed for the root's object store: `git add` then finds them stored.
   const packs = stagingPath(root, `${req.topic_id}-objects`);
-  await mkdir(staging, { recursive: true });
-  const finalDir = topicDir(root, req.topic_id);
+  let created: Omit<CreateResult, 'chunk_count' | 'vector_search'>;
   try {
-    const { limits, fetch } = await resolveLimits(root, req.limits, opts.limits);
-    const fetched = await fetchSources(req.sources, staging, opts.progress, fetch, packs);
-    const ok = fetched.filter((f) => f.ok);
-    if (ok.length === 0) {
-      throw new TkomaError('SOURCE_UNREACHABLE', `every source failed: ${fetched.map((f) => `${f.source.url}: ${f.error?.message}`).join('; ')}`, {
-        sources: fetched.map((f) => ({ url: f.source.url, error: f.error })),
-      });
-    }
-    const records = ok.flatMap((f) => f.files);
-    if (records.length === 0) throw new TkomaError('EMPTY_FETCH', 'the sources gave no files to keep (everything was filtered or skipped)');
-
-    const now = new Date().toISOString();
-    const front: TopicFront = {
-      id: req.topic_id,
-      title: req.title,
-      type: 'ReferenceTopic',
-      created_at: now,
-      trust_score: req.trust_score,
-      tags: req.tags,
-      status: 'active',
-      fetched_at: now,
-      max_age_days: req.max_age_days,
-      files: records.map((r) => r.path).sort(),
-      ...(opts.author.ghost || opts.author.model ? { created_by: { ...opts.author } } : {}),
-      sources: fetched.map((f) => f.source),
-    };
-    await writeTopic(staging, front, withUntrustedWarnings(req.body, records));
-    await writeManifest(staging, records);
-    const skipped = fetched.flatMap((f) => f.skipped);
-    await writeSkipped(staging, skippedRecords(skipped));
-    crashPoint('create:fetched');
-    // Under the write lock: the complete folder appears with one rename and is committed; a crash
-    // or failure before the commit takes it back out (runMutation).
-    const { commit } = await opts.progress.task('Commit', () =>
-      runMutation(root, { op: 'create', topicId: req.topic_id, author: opts.author }, async (m) => {
-        assertNew(root, req.topic_id); // a parallel create of the same id may have won
-        if (existsSync(finalDir) && readdirSync(finalDir).length > 0) {
-          throw new TkomaError('TOPIC_EXISTS', `references/${req.topic_id} already exists (without topic.md): move it away or give another \`topic_id\``, {
-            topic_id: req.topic_id,
-          });
-        }
-        m.willWrite([`references/${req.topic_id}`]);
-        await mkdir(join(root, 'references'), { recursive: true });
-        await rename(staging, finalDir);
-        crashPoint('create:moved');
-        if (await adoptPacks(root, packs)) m.blobsStored();
-        return { message: commitMessage(req, records.length, ok), value: null };
-      }),
-    );
-    if (!commit) throw new TkomaError('INTERNAL', 'nothing was committed');
-
-    const indexed = await indexTopics(root, [req.topic_id], { embedderFlag: opts.embedderFlag, progress: opts.progress, author: opts.author });
-    return {
-      status: 'created',
-      topic_id: req.topic_id,
-      title: req.title,
-      file_count: records.length,
-      chunk_count: indexed.chunks[req.topic_id] ?? 0,
-      commit,
-      sources: fetched.map((f) => ({
-        type: f.source.type,
-        url: f.source.url,
-        ...(f.source.ref ? { ref: f.source.ref } : {}),
-        ...(f.source.commit ? { commit: f.source.commit } : {}),
-        ...(f.source.final_url ? { final_url: f.source.final_url } : {}),
-        file_count: f.files.length,
-        ok: f.ok,
-        ...(f.error ? { error: f.error.message } : {}),
-      })),
-      skipped: { ...skipReport(skipped), ...(skipped.length > 0 ? { file: SKIPPED_FILE } : {}) },
-      warnings: [...fetched.filter((f) => !f.ok).map((f) => `${f.source.url}: ${f.error?.message}`), ...indexed.warnings],
-      vector_search: indexed.vector_search,
-      limits,
-      untrusted: untrustedSummary(records),
-    };
+    created = await fetchAndCommit(root, req, opts, staging, packs);
   } finally {
     await rm(staging, { recursive: true, force: true });
     await rm(packs, { recursive: true, force: true });
   }
+  const indexed = await indexTopics(root, [req.topic_id], { embedderFlag: opts.embedderFlag, progress: opts.progress, author: opts.author });
+  const { status, topic_id, title, file_count, commit, sources, skipped, warnings, limits, untrusted } = created;
+  return {
+    status,
+    topic_id,
+    title,
+    file_count,
+    chunk_count: indexed.chunks[req.topic_id] ?? 0,
+    commit,
+    sources,
+    skipped,
+    warnings: [...warnings, ...indexed.warnings],
+    vector_search: indexed.vector_search,
+    limits,
+    untrusted,
+  };
+}
+
+/**
+ * Phase 2 up to the commit. The answer is made here, all but the index's part: the per-file
+ * records of the fetch (thousands of objects) are then garbage before the indexing starts.
+ */
+async function fetchAndCommit(
+  root: string,
+  req: CreateRequest,
+  opts: CreateOptions,
+  staging: string,
+  packs: string,
+): Promise<Omit<CreateResult, 'chunk_count' | 'vector_search'>> {
+  await mkdir(staging, { recursive: true });
+  const finalDir = topicDir(root, req.topic_id);
+  const { limits, fetch } = await resolveLimits(root, req.limits, opts.limits);
+  const fetched = await fetchSources(req.sources, staging, opts.progress, fetch, packs);
+  const ok = fetched.filter((f) => f.ok);
+  if (ok.length === 0) {
+    throw new TkomaError('SOURCE_UNREACHABLE', `every source failed: ${fetched.map((f) => `${f.source.url}: ${f.error?.message}`).join('; ')}`, {
+      sources: fetched.map((f) => ({ url: f.source.url, error: f.error })),
+    });
+  }
+  const records = ok.flatMap((f) => f.files);
+  if (records.length === 0) throw new TkomaError('EMPTY_FETCH', 'the sources gave no files to keep (everything was filtered or skipped)');
+
+  const now = new Date().toISOString();
+  const front: TopicFront = {
+    id: req.topic_id,
+    title: req.title,
+    type: 'ReferenceTopic',
+    created_at: now,
+    trust_score: req.trust_score,
+    tags: req.tags,
+    status: 'active',
+    fetched_at: now,
+    max_age_days: req.max_age_days,
+    files: records.map((r) => r.path).sort(),
+    ...(opts.author.ghost || opts.author.model ? { created_by: { ...opts.author } } : {}),
+    sources: fetched.map((f) => f.source),
+  };
+  await writeTopic(staging, front, withUntrustedWarnings(req.body, records));
+  await writeManifest(staging, records);
+  const skipped = fetched.flatMap((f) => f.skipped);
+  await writeSkipped(staging, skippedRecords(skipped));
+  crashPoint('create:fetched');
+  // Under the write lock: the complete folder appears with one rename and is committed; a crash
+  // or failure before the commit takes it back out (runMutation).
+  const { commit } = await opts.progress.task('Commit', () =>
+    runMutation(root, { op: 'create', topicId: req.topic_id, author: opts.author }, async (m) => {
+      assertNew(root, req.topic_id); // a parallel create of the same id may have won
+      if (existsSync(finalDir) && readdirSync(finalDir).length > 0) {
+        throw new TkomaError('TOPIC_EXISTS', `references/${req.topic_id} already exists (without topic.md): move it away or give another \`topic_id\``, {
+          topic_id: req.topic_id,
+        });
+      }
+      m.willWrite([`references/${req.topic_id}`]);
+      await mkdir(join(root, 'references'), { recursive: true });
+      await rename(staging, finalDir);
+      crashPoint('create:moved');
+      if (await adoptPacks(root, packs)) m.blobsStored();
+      return { message: commitMessage(req, records.length, ok), value: null };
+    }),
+  );
+  if (!commit) throw new TkomaError('INTERNAL', 'nothing was committed');
+
+  return {
+    status: 'created',
+    topic_id: req.topic_id,
+    title: req.title,
+    file_count: records.length,
+    commit,
+    sources: fetched.map((f) => ({
+      type: f.source.type,
+      url: f.source.url,
+      ...(f.source.ref ? { ref: f.source.ref } : {}),
+      ...(f.source.commit ? { commit: f.source.commit } : {}),
+      ...(f.source.final_url ? { final_url: f.source.final_url } : {}),
+      file_count: f.files.length,
+      ok: f.ok,
+      ...(f.error ? { error: f.error.message } : {}),
+    })),
+    skipped: { ...skipReport(skipped), ...(skipped.length > 0 ? { file: SKIPPED_FILE } : {}) },
+    warnings: fetched.filter((f) => !f.ok).map((f) => `${f.source.url}: ${f.error?.message}`),
+    limits,
+    untrusted: untrustedSummary(records),
+  };
 }

@@ -120,33 +120,38 @@ const BLOCK_BITS = 16;
 const BLOCK = 1 << BLOCK_BITS;
 
 /**
- * Posting stream in document order: (term, doc, tf) per posting, in fixed-size blocks. Doubling
- * one array held the old and the new copy at once at every growth (a third of a build's peak
- * memory at SciFact scale); blocks never copy and waste at most one partly filled block.
+ * Posting stream in document order: (term, tf) per posting, in fixed-size blocks; a doc's
+ * postings are consecutive, so the stream's length after each doc (ends) gives their doc number
+ * without storing it per posting (a third of the stream, which is alive together with the
+ * assembled postings at a build's peak). Doubling one array held the old and the new copy at once
+ * at every growth; blocks never copy and waste at most one partly filled block.
  */
 class PostingStream {
   readonly terms: Uint32Array[] = [];
-  readonly docs: Uint32Array[] = [];
   readonly tfs: Float32Array[] = [];
   length = 0;
+  /** ends[d]: the stream's length once doc d was added. */
+  ends = new Uint32Array(1 << 10);
   private term = new Uint32Array(0);
-  private doc = new Uint32Array(0);
   private tf = new Float32Array(0);
 
-  push(term: number, doc: number, tf: number): void {
+  push(term: number, tf: number): void {
     const at = this.length & (BLOCK - 1);
     if (at === 0) {
       this.term = new Uint32Array(BLOCK);
-      this.doc = new Uint32Array(BLOCK);
       this.tf = new Float32Array(BLOCK);
       this.terms.push(this.term);
-      this.docs.push(this.doc);
       this.tfs.push(this.tf);
     }
     this.term[at] = term;
-    this.doc[at] = doc;
     this.tf[at] = tf;
     this.length++;
+  }
+
+  /** Doc `d` (the next doc number) has all its postings pushed. */
+  endDoc(d: number): void {
+    if (d >= this.ends.length) this.ends = grow(this.ends, new Uint32Array(this.ends.length * 2));
+    this.ends[d] = this.length;
   }
 }
 
@@ -199,7 +204,8 @@ export class SegmentBuilder {
     const d = this.newDoc(doc.id);
     const { counter, stream } = this;
     this.setLength(d, counter.count(doc.fields));
-    for (const t of counter.touched) stream.push(t, d, counter.takeTf(t));
+    for (const t of counter.touched) stream.push(t, counter.takeTf(t));
+    stream.endDoc(d);
   }
 
   /**
@@ -225,8 +231,9 @@ export class SegmentBuilder {
       const local = terms[i]!;
       let t = map[local]!;
       if (t === 0) map[local] = t = vocab.intern(table.names[local]!) + 1;
-      this.stream.push(t - 1, d, tfs[i]!);
+      this.stream.push(t - 1, tfs[i]!);
     }
+    this.stream.endDoc(d);
   }
 
   private checkNew(id: string): void {
@@ -296,12 +303,14 @@ function assemble(
   const cursor = postStart.slice(0, sorted.length);
   const postDocs = new Uint32Array(n);
   const postTf = new Float32Array(n);
+  const { ends } = stream;
+  let doc = 0;
   stream.terms.forEach((terms, b) => {
-    const docs = stream.docs[b]!;
     const tfs = stream.tfs[b]!;
-    for (let i = 0, end = blockSize(b); i < end; i++) {
+    for (let i = 0, end = blockSize(b), g = b * BLOCK; i < end; i++, g++) {
+      while (g >= ends[doc]!) doc++; // docs without postings end where the previous one did
       const at = cursor[rank[terms[i]!]!]!++;
-      postDocs[at] = docs[i]!;
+      postDocs[at] = doc;
       postTf[at] = tfs[i]!;
     }
   });
