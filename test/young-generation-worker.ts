@@ -1,7 +1,8 @@
 /**
  * Child process of young-generation.test.ts (a fresh V8 whose young generation has not grown):
  * keeps ~60 MB of small objects alive, first inside withYoungGenerationHeld, then outside, and
- * prints the young generation's size at the start, after the held part and at the end (bytes).
+ * prints the young generation's size at the start, after the held part, after a part held by an
+ * inner hold that outlived an outer one, and at the end (bytes).
  * Usage: node --import tsx young-generation-worker.ts
  */
 import { getHeapSpaceStatistics } from 'node:v8';
@@ -18,5 +19,14 @@ function keepMany(): void {
 const start = youngBytes();
 await withYoungGenerationHeld(async () => keepMany());
 const held = youngBytes();
+// Two holds overlap and the first ends first: the second must still hold.
+let releaseFirst!: () => void;
+const first = withYoungGenerationHeld(() => new Promise<void>((resolve) => (releaseFirst = resolve)));
+await withYoungGenerationHeld(async () => {
+  releaseFirst();
+  await first;
+  keepMany();
+});
+const nested = youngBytes();
 keepMany();
-process.stdout.write(JSON.stringify({ start, held, after: youngBytes(), kept: kept.length }));
+process.stdout.write(JSON.stringify({ start, held, nested, after: youngBytes(), kept: kept.length }));

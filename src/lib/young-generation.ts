@@ -16,12 +16,17 @@ import { setFlagsFromString } from 'node:v8';
 
 const DEFAULT_GROWTH_FACTOR = 2;
 
-/** Runs `work` with the young generation held at its current size. */
+let holders = 0;
+
+/**
+ * Runs `work` with the young generation held at its current size. Holds nest (a server may run
+ * two creates at once): V8's default comes back when the last one ends.
+ */
 export async function withYoungGenerationHeld<T>(work: () => Promise<T>): Promise<T> {
-  setFlagsFromString('--semi-space-growth-factor=1');
+  if (holders++ === 0) setFlagsFromString('--semi-space-growth-factor=1');
   try {
     return await work();
   } finally {
-    setFlagsFromString(`--semi-space-growth-factor=${DEFAULT_GROWTH_FACTOR}`);
+    if (--holders === 0) setFlagsFromString(`--semi-space-growth-factor=${DEFAULT_GROWTH_FACTOR}`);
   }
 }

@@ -51,6 +51,7 @@ import { type SkipReport, skipReport } from './skip-report.js';
 import { fetchUpstream } from './refresh-fetch.js';
 import { indexTopics } from './indexing.js';
 import { shortSha } from './summary.js';
+import { withYoungGenerationHeld } from '../young-generation.js';
 
 export interface SourceRefresh {
   type: string;
@@ -144,11 +145,12 @@ export function linkTree(src: string, dst: string): void {
   }
 }
 
-export async function refreshTopic(
-  root: string,
-  id: string,
-  opts: { author: CommitAuthor; progress: Progress; embedderFlag?: string; limits?: FetchLimits },
-): Promise<RefreshResult> {
+type RefreshOptions = { author: CommitAuthor; progress: Progress; embedderFlag?: string; limits?: FetchLimits };
+
+/** Refreshes one topic, its young generation held as create's is (young-generation.ts). */
+export const refreshTopic = (root: string, id: string, opts: RefreshOptions): Promise<RefreshResult> => withYoungGenerationHeld(() => refreshHeld(root, id, opts));
+
+async function refreshHeld(root: string, id: string, opts: RefreshOptions): Promise<RefreshResult> {
   const staging = stagingPath(root, `refresh-${id}`);
   const next = stagingPath(root, `next-${id}`);
   let stray: string | null = null;
