@@ -1,4 +1,5 @@
-import { mkdirSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { chmodSync, mkdirSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 
@@ -93,5 +94,24 @@ describe('listingByFind (a real find against the walk)', () => {
     expect(taken).not.toBeNull();
     expect(await taken).toEqual(walked(dir));
     expect(takePrefetchedListing(dir)).toBeNull();
+  });
+
+  it('does not keep the process alive for a listing nobody collects', () => {
+    // A `find` that never ends (until its reader has gone: then its next write fails): a process
+    // that waited for it would be killed by the timeout.
+    const bin = join(tmp.path, 'bin');
+    mkdirSync(bin);
+    writeFileSync(join(bin, 'find'), '#!/bin/sh\nwhile printf x; do sleep 0.1; done\n');
+    chmodSync(join(bin, 'find'), 0o755);
+    const module = join(import.meta.dirname, '../../src/lib/index/listing-prefetch.ts');
+    const script = `const m = await import(${JSON.stringify(module)}); m.prefetchListing(${JSON.stringify(dir)}); console.log('started');`;
+    const r = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+      env: { ...process.env, PATH: `${bin}:${process.env.PATH}` },
+      encoding: 'utf8',
+      timeout: 30_000,
+    });
+    expect(r.signal).toBeNull();
+    expect(r.status).toBe(0);
+    expect(r.stdout.trim()).toBe('started');
   });
 });

@@ -8,6 +8,9 @@
  * `find` or one without -printf (BusyBox, BSD), an unreadable folder or a file that vanished
  * (find exits non-zero), a name or time this parser does not read exactly as Node would.
  */
+import type { ChildProcess } from 'node:child_process';
+import type { Socket } from 'node:net';
+
 import type { FileStat } from './scan.js';
 import { TEMP_NAME_PATTERN } from './walk.js';
 
@@ -40,7 +43,7 @@ export function parseFindListing(text: string): Listing | null {
 }
 
 /** Lists `dir` with `find` (null when it cannot, see the module comment). */
-export async function listingByFind(dir: string, command = 'find'): Promise<Listing | null> {
+export async function listingByFind(dir: string, command = 'find', onSpawn?: (child: ChildProcess) => void): Promise<Listing | null> {
   if (process.platform !== 'linux') return null;
   // Loaded here, not at the top: every search reads this module, few start a listing.
   const { spawn } = await import('node:child_process');
@@ -50,14 +53,42 @@ export async function listingByFind(dir: string, command = 'find'): Promise<List
     child.stdout.on('data', (b: Buffer) => parts.push(b));
     child.on('error', () => resolve(null));
     child.on('close', (code) => resolve(code === 0 ? parseFindListing(Buffer.concat(parts).toString('utf8')) : null));
+    onSpawn?.(child);
   });
 }
 
-let started: { dir: string; listing: Promise<Listing | null> } | null = null;
+let started: { dir: string; listing: Promise<Listing | null>; wanted(): void } | null = null;
 
-/** Starts listing `dir` now, for takePrefetchedListing to collect later in this process. */
+/**
+ * Starts listing `dir` now, for takePrefetchedListing to collect later in this process. Until it
+ * is collected the `find` does not keep this process alive: a search a server answered, or one
+ * that failed first, exits without waiting for a listing nobody reads.
+ */
 export function prefetchListing(dir: string): void {
-  started = { dir, listing: listingByFind(dir) };
+  let child: ChildProcess | null = null;
+  let wanted = false;
+  const hold = (c: ChildProcess, on: boolean): void => {
+    const out = c.stdout as Socket | null;
+    if (on) {
+      c.ref();
+      out?.ref();
+    } else {
+      c.unref();
+      out?.unref();
+    }
+  };
+  const listing = listingByFind(dir, 'find', (c) => {
+    child = c;
+    hold(c, wanted);
+  });
+  started = {
+    dir,
+    listing,
+    wanted: () => {
+      wanted = true;
+      if (child) hold(child, true);
+    },
+  };
 }
 
 /**
@@ -66,7 +97,8 @@ export function prefetchListing(dir: string): void {
  */
 export function takePrefetchedListing(dir: string): Promise<Listing | null> | null {
   if (started?.dir !== dir) return null;
-  const { listing } = started;
+  const { listing, wanted } = started;
   started = null;
+  wanted();
   return listing;
 }
