@@ -13,7 +13,7 @@ import { join } from 'node:path';
 
 import { TkomaError } from '../errors.js';
 import { withIndexLock } from '../lock.js';
-import { referencesDir } from '../store/root.js';
+import { referencesDir } from '../store/root-path.js';
 import { listTopicIds, loadAllTopics } from '../store/topic-files.js';
 import type { VectorStatus } from '../vectors/status.js';
 import { embeddingCacheDir, indexDir, readMeta } from './layout.js';
