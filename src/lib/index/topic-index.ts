@@ -212,7 +212,7 @@ export async function searchLexical(
   limit: number,
   accept?: (id: string) => boolean,
 ): Promise<{ id: string; score: number }[]> {
-  const { searchSegments } = await import('./bm25/index.js');
+  const { searchSegments } = await import('./bm25/query.js');
   const run = (): { id: string; score: number }[] => {
     const views = index.segments.map((s) => (s.allLive ? { segment: s.segment.lex } : { segment: s.segment.lex, live: s.live }));
     return searchSegments(views, query, limit, accept ? { accept } : {}).map((h) => ({ id: h.id, score: h.score }));
