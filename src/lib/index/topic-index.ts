@@ -12,7 +12,7 @@ import { join } from 'node:path';
 
 import { statOrNull } from '../file-memo.js';
 import { pidAlive } from '../process.js';
-import { AnnIndex } from './ann.js';
+import type { AnnIndex } from './ann.js';
 import { isRecord, readJsonSafeSync, topicIndexDir, writeJsonAtomic } from './layout.js';
 import type { FileEntry } from './scan.js';
 import { LiveChunks } from './live-chunks.js';
@@ -185,6 +185,8 @@ export async function loadTopicIndex(root: string, id: string, head: TopicHead, 
   const repaired: LoadResult['repaired'] = rebuiltLex.length > 0 ? ['lexical'] : [];
   let ann: AnnIndex | null = null;
   if (head.vectors && head.ann !== null) {
+    // Loaded only for a topic with vectors: a lexical-only index never needs the ANN code.
+    const { AnnIndex } = await import('./ann.js');
     ann = await AnnIndex.load(annMetaFile(root, id), { generation: head.ann, key: head.vectors.key });
     if (ann) {
       for (const cid of ann.ids()) if (!chunks.has(cid)) ann = null;

@@ -10,8 +10,8 @@
  */
 import { EmbeddingCache } from '../embedding/cache.js';
 import type { Embedder } from '../embedding/types.js';
+import { AnnIndex } from '../index/ann.js';
 import {
-  AnnIndex,
   annMetaFile,
   embeddingCacheDir,
   isRecord,
