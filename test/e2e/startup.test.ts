@@ -48,8 +48,24 @@ describe('start-up stays light', () => {
     expect(loaded.filter((m) => m.includes('@oclif/core'))).toEqual([]);
   });
 
-  // A read-only search of a healthy root needs no git, locking, recovery or index writer.
-  const WRITERS = ['/lib/store/root.js', '/lib/root-git.js', '/lib/mutation.js', '/lib/mutation/recover.js', '/lib/mutation/journal.js', '/lib/mutation/run.js'];
+  // A read-only search of a healthy root given its topic needs no git, locking, recovery, segment
+  // builder, ANN or compaction code, vector builder or embedding cache.
+  const WRITERS = [
+    '/lib/store/root.js',
+    '/lib/root-git.js',
+    '/lib/mutation.js',
+    '/lib/mutation/recover.js',
+    '/lib/mutation/journal.js',
+    '/lib/mutation/run.js',
+    '/lib/lock.js',
+    '/lib/index/bm25/segment.js',
+    '/lib/index/bm25/term-count.js',
+    '/lib/index/ann.js',
+    '/lib/index/compact.js',
+    '/lib/vectors/builder.js',
+    '/lib/vectors/status.js',
+    '/lib/embedding/cache.js',
+  ];
 
   it('search of a root with nothing to recover loads no writer module', () => {
     const loaded = modulesLoadedBy(['search', 'text', '--topic', 'topic-light', '--no-server']);
