@@ -4,7 +4,7 @@
  * recover. Keep `nothingToRecover` at least as strict as the early return of `recoverIfNeeded`
  * (mutation/recover.ts): when it says true, recovery would do nothing and `init` was not cut short.
  */
-import { readdirSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 
 /** Temp and moved-aside lock folders (`.tkoma/.lock-tmp.<pid>.<hex>`, `<name>.lock.gone.<pid>.<hex>`). */
@@ -22,6 +22,8 @@ function entriesOf(dir: string): string[] {
 /** True when `.tkoma/` has no lock, no lock leftover, no journal and no staging folder in it. */
 export function nothingToRecover(root: string): boolean {
   const state = join(root, '.tkoma');
+  // Asked apart from the listing, as `pendingInit` asks it: a journal folder that cannot be listed may still hold it.
+  if (existsSync(join(state, 'journal', 'init.json'))) return false;
   for (const name of entriesOf(state)) {
     if (name === 'write.lock' || name === 'index.lock' || LOCK_LEFTOVER.test(name)) return false;
     if ((name === 'journal' || name === 'staging') && entriesOf(join(state, name)).length > 0) return false;
