@@ -6,7 +6,7 @@
 import { TkomaError } from '../lib/errors.js';
 import type { ReferenceSearchResult, SearchMode } from '../lib/search/search.js';
 import { envFlagOr } from '../lib/settings.js';
-import { requireRoot, resolveRootPath } from '../lib/store/root.js';
+import { requireRootLazily, resolveRootPath } from '../lib/store/root-path.js';
 import { assignDefined, readInput } from './output.js';
 import { paint } from './render.js';
 
@@ -39,7 +39,7 @@ export async function runSearch(f: SearchFlags, question: string | undefined): P
   const topic = raw.topic ?? raw.topic_id;
   if (topic !== undefined && typeof topic !== 'string') throw new TkomaError('INVALID_INPUT', '`topic` must be a topic id', { field: 'topic' });
   if (topic && f.all) throw new TkomaError('INVALID_INPUT', 'give --topic or --all, not both');
-  const root = requireRoot(resolveRootPath(f.root));
+  const root = await requireRootLazily(resolveRootPath(f.root));
   const req = {
     question: q,
     topic,

@@ -2,7 +2,7 @@
  * Commands that do not search must never load models, grammars, hnswlib or MiniSearch: agents
  * call them many times a turn. We record every module the real binary resolves.
  */
-import { readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -46,5 +46,40 @@ describe('start-up stays light', () => {
     const loaded = modulesLoadedBy(['search', 'text', '--topic', 'topic-light']);
     expect(loaded.some((m) => m.includes('/lib/index/bm25'))).toBe(true);
     expect(loaded.filter((m) => m.includes('@oclif/core'))).toEqual([]);
+  });
+
+  // A read-only search of a healthy root given its topic needs no git, locking, recovery, segment
+  // builder, ANN or compaction code, vector builder or embedding cache.
+  const WRITERS = [
+    '/lib/store/root.js',
+    '/lib/root-git.js',
+    '/lib/mutation.js',
+    '/lib/mutation/recover.js',
+    '/lib/mutation/journal.js',
+    '/lib/mutation/run.js',
+    '/lib/lock.js',
+    '/lib/index/bm25/segment.js',
+    '/lib/index/bm25/term-count.js',
+    '/lib/index/ann.js',
+    '/lib/index/compact.js',
+    '/lib/vectors/builder.js',
+    '/lib/vectors/status.js',
+    '/lib/embedding/cache.js',
+  ];
+
+  it('search of a root with nothing to recover loads no writer module', () => {
+    const loaded = modulesLoadedBy(['search', 'text', '--topic', 'topic-light', '--no-server']);
+    expect(loaded.some((m) => m.includes('/lib/search/search.js'))).toBe(true); // the trace works
+    for (const w of WRITERS) expect(loaded.filter((m) => m.endsWith(w)), w).toEqual([]);
+  });
+
+  it('search still recovers what a dead writer left behind', () => {
+    // The pid of a process that has exited: its staging folder is a dead writer's leftover.
+    const dead = spawnSync(process.execPath, ['-e', '0']).pid;
+    const staged = join(root, '.tkoma', 'staging', `fetch.${dead}.0123abcd`);
+    mkdirSync(staged, { recursive: true });
+    const loaded = modulesLoadedBy(['search', 'text', '--topic', 'topic-light', '--no-server']);
+    expect(loaded.some((m) => m.endsWith('/lib/mutation/recover.js'))).toBe(true);
+    expect(existsSync(staged)).toBe(false);
   });
 });

@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 
 import type { Embedder } from '../../src/lib/embedding/types.js';
-import { forgetTopicIndex, FULL_MERGE_RATIO, loadHead, MAX_SEGMENTS, planCompaction, rebuildIndex, syncIndex, topicIndexDir } from '../../src/lib/index/service.js';
+import { FULL_MERGE_RATIO, MAX_SEGMENTS, planCompaction } from '../../src/lib/index/compact.js';
+import { forgetTopicIndex, loadHead, rebuildIndex, syncIndex, topicIndexDir } from '../../src/lib/index/service.js';
 import { searchReferences } from '../../src/lib/search/search.js';
 import { type EmbedServer, makeTmpRoot, startBowEmbedder, writeTopic } from '../helpers/index-topics.js';
 

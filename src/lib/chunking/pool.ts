@@ -9,7 +9,8 @@
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 
-import { DEFAULT_BUILD, ForeignTerms } from '../index/bm25/segment.js';
+import { DEFAULT_BUILD } from '../index/bm25/segment-data.js';
+import { ForeignTerms } from '../index/bm25/segment.js';
 import { type CountedFile, learnTerms, type PackedTerms } from '../index/chunk-terms.js';
 import { envSetting } from '../settings.js';
 import { chunkFile } from './index.js';

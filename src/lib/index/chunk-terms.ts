@@ -7,7 +7,8 @@
  * (SegmentBuilder.addCounted). Cheap to import: every worker thread loads it.
  */
 import type { Chunk } from '../chunking/types.js';
-import { DEFAULT_BUILD, type ForeignTerms } from './bm25/segment.js';
+import { DEFAULT_BUILD } from './bm25/segment-data.js';
+import type { ForeignTerms } from './bm25/segment.js';
 import { TermCounter } from './bm25/term-count.js';
 import { lexicalFields } from './lexical-fields.js';
 

@@ -222,7 +222,11 @@ export interface LoadOptions {
 /** A segment from disk (or the cache). Null when its records or texts are unusable. */
 export async function loadSegment(root: string, topic: string, gen: number, opts: LoadOptions = {}): Promise<SegmentLoad | null> {
   const allPostings = opts.allPostings ?? true;
-  const { buildSegment, decodeSegment, DEFAULT_BUILD, isFileSegment, openSegmentFile, segmentFieldWeights, segmentIdParts } = await import('./bm25/index.js');
+  // The reader's modules only: the builder loads below when a lexical file must be rebuilt.
+  const { decodeSegment } = await import('./bm25/format.js');
+  const { isFileSegment, openSegmentFile } = await import('./bm25/segment-file.js');
+  const { segmentFieldWeights, segmentIdParts } = await import('./bm25/query.js');
+  const { DEFAULT_BUILD } = await import('./bm25/segment-data.js');
   const cached = cache.get(cacheKey(root, topic, gen));
   if (cached && !(allPostings && isFileSegment(cached.lex))) return { segment: cached, lexRebuilt: false };
   const records = cached?.records ?? (await openRecords(root, topic, gen));
@@ -246,6 +250,7 @@ export async function loadSegment(root: string, topic: string, gen: number, opts
     const all = records.all();
     const texts = all ? await readTexts(root, topic, gen, all) : null;
     if (!texts) return null;
+    const { buildSegment } = await import('./bm25/segment.js');
     lex = buildSegment(all!.map((r, i) => lexicalDocOf(r, texts[i]!)));
     lexRebuilt = true;
   }

@@ -12,8 +12,7 @@ import { readdir, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 
 import { TkomaError } from '../errors.js';
-import { withIndexLock } from '../lock.js';
-import { referencesDir } from '../store/root.js';
+import { referencesDir } from '../store/root-path.js';
 import { listTopicIds, loadAllTopics } from '../store/topic-files.js';
 import type { VectorStatus } from '../vectors/status.js';
 import { embeddingCacheDir, indexDir, readMeta } from './layout.js';
@@ -44,8 +43,6 @@ export {
 } from './topic-index.js';
 export { chunkTexts, type ChunkRecord, lexicalDocOf, readSegmentRecords, readTexts, type StoredChunk } from './segments.js';
 export { embeddingCacheDir, INDEX_FORMAT, indexDir, isRecord, notesIndexFile, readJsonSafe, readMeta, topicIndexDir, writeJsonAtomic, writeMeta } from './layout.js';
-export { AnnIndex } from './ann.js';
-export { FULL_MERGE_RATIO, MAX_SEGMENTS, planCompaction } from './compact.js';
 export { decodeVector, encodeVector, loadNotes, type NoteEntry, noteEmbedText, syncNotes } from './notes/index.js';
 
 /** The notes' in-memory BM25 (MiniSearch): loaded only when topics are ranked. */
@@ -53,6 +50,7 @@ export const loadNotesLexical = (): Promise<typeof import('./notes/lexical.js')>
 
 /** Drops a topic's index and its note (after `delete`). The files are the caller's business. */
 export async function removeTopicIndex(root: string, id: string): Promise<void> {
+  const { withIndexLock } = await import('../lock.js');
   await withIndexLock(root, async () => {
     await removeTopicIndexDir(root, id);
     await removeNote(root, id);
@@ -102,6 +100,7 @@ export async function rebuildIndex(root: string, opts: RebuildOptions = {}): Pro
   const { loadNotes } = await import('./notes/index.js');
   const oldNotes = await loadNotes(root);
   const notesSpace = oldNotes.key && oldNotes.dimension ? { key: oldNotes.key, dimension: oldNotes.dimension } : null;
+  const { withIndexLock } = await import('../lock.js');
   const report = await withIndexLock(
     root,
     async () => {

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 
 import type { Embedder } from '../embedding/types.js';
 import { isValidTopicId } from '../store/model.js';
-import { referencesDir } from '../store/root.js';
+import { referencesDir } from '../store/root-path.js';
 import { listTopicIds, readManifest } from '../store/topic-files.js';
 import { compactSegments } from './compact.js';
 import { INDEX_FORMAT, indexDir, readMeta, topicsIndexDir, writeMeta } from './layout.js';

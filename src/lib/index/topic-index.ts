@@ -12,7 +12,7 @@ import { join } from 'node:path';
 
 import { statOrNull } from '../file-memo.js';
 import { pidAlive } from '../process.js';
-import { AnnIndex } from './ann.js';
+import type { AnnIndex } from './ann.js';
 import { isRecord, readJsonSafeSync, topicIndexDir, writeJsonAtomic } from './layout.js';
 import type { FileEntry } from './scan.js';
 import { LiveChunks } from './live-chunks.js';
@@ -185,6 +185,8 @@ export async function loadTopicIndex(root: string, id: string, head: TopicHead, 
   const repaired: LoadResult['repaired'] = rebuiltLex.length > 0 ? ['lexical'] : [];
   let ann: AnnIndex | null = null;
   if (head.vectors && head.ann !== null) {
+    // Loaded only for a topic with vectors: a lexical-only index never needs the ANN code.
+    const { AnnIndex } = await import('./ann.js');
     ann = await AnnIndex.load(annMetaFile(root, id), { generation: head.ann, key: head.vectors.key });
     if (ann) {
       for (const cid of ann.ids()) if (!chunks.has(cid)) ann = null;
@@ -212,7 +214,7 @@ export async function searchLexical(
   limit: number,
   accept?: (id: string) => boolean,
 ): Promise<{ id: string; score: number }[]> {
-  const { searchSegments } = await import('./bm25/index.js');
+  const { searchSegments } = await import('./bm25/query.js');
   const run = (): { id: string; score: number }[] => {
     const views = index.segments.map((s) => (s.allLive ? { segment: s.segment.lex } : { segment: s.segment.lex, live: s.live }));
     return searchSegments(views, query, limit, accept ? { accept } : {}).map((h) => ({ id: h.id, score: h.score }));

@@ -17,6 +17,7 @@ import { basename, dirname, join, relative } from 'node:path';
 import { clearStaleGitLocks, gitSync, headCommit } from '../root-git.js';
 import { heldByThisProcess, holderAlive, lockPath, readHolder, tryAcquire } from '../lock.js';
 import { pidAlive } from '../process.js';
+import { LOCK_LEFTOVER } from './leftovers.js';
 import { BACKUP_SUFFIX, type Journal, journalDir, listDir, readBackup, readJournal, removeJournal, stagingRoot } from './journal.js';
 
 /** Journals of this process's mutations in flight: never "recovered" by a nested call. */
@@ -156,8 +157,6 @@ function sweepStaging(root: string, keep: Set<string>): string[] {
   }
   return removed;
 }
-
-export const LOCK_LEFTOVER = /^(?:\.lock-tmp|.+\.lock\.gone)\.(\d+)\.[0-9a-f]{8}$/;
 
 /** Temp and moved-aside lock folders of dead processes in `.tkoma/`. */
 export function sweepLockLeftovers(root: string): string[] {

@@ -8,7 +8,7 @@
  * instead of a regular-expression pass over every character of every line and the tokenising and
  * stemming of what it found.
  */
-import { tokenize } from '../index/bm25/index.js';
+import { tokenize } from '../index/bm25/tokenize.js';
 import { processTermUnmemoised } from '../index/bm25/tokenize.js';
 
 /**

@@ -6,7 +6,7 @@
  * meeting a chunk once, pay no more than this pass. Both ways give the same matches (the
  * generated-lines test in test/search/snippet.test.ts checks each against the scan they replaced).
  */
-import { processTerm, tokenize } from '../index/bm25/index.js';
+import { processTerm, tokenize } from '../index/bm25/tokenize.js';
 import { isRunChar, plainWord } from './line-words.js';
 
 interface ProbeMemo {

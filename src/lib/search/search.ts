@@ -206,9 +206,7 @@ export async function searchReferences(root: string, req: ReferenceSearchRequest
   if (answering) vector_search.embedder = answering.embedder.key;
   else vector_search.reason = reason ?? 'no vectors in this index yet: lexical search only';
   if (!spaces.off) {
-    const { vectorTarget } = await import('../vectors/status.js');
-    const { pendingOf } = await import('../vectors/builder.js');
-    const { vectorBuilder } = await import('../vectors/background.js');
+    const { pendingOf, vectorTarget } = await import('../vectors/target.js');
     const target = await vectorTarget(root);
     let total = 0;
     let covered = 0;
@@ -223,7 +221,7 @@ export async function searchReferences(root: string, req: ReferenceSearchRequest
     vector_search.coverage = total > 0 ? Math.round((covered / total) * 1000) / 1000 : 1;
     vector_search.pending = pending;
     vector_search.chunk_vectors = target.chunks && !target.off;
-    if (pending > 0) vector_search.building = vectorBuilder(root) !== null;
+    if (pending > 0) vector_search.building = (await import('../vectors/background.js')).vectorBuilder(root) !== null;
   }
 
   const out: ReferenceSearchResult = {

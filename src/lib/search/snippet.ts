@@ -3,7 +3,7 @@
  * whole; a longer one is cut to the window of whole lines holding the most query terms (same
  * tokenisation as the lexical index, so `parseConfig` in a question lights up `parse_config`).
  */
-import { processTerm, tokenize } from '../index/bm25/index.js';
+import { processTerm, tokenize } from '../index/bm25/tokenize.js';
 import { type LineWords, SHIFTED, startAgainWhenFull, termGeneration, termIdOf } from './line-words.js';
 import { probeScanLine } from './probe-scan.js';
 

@@ -4,7 +4,6 @@
  */
 import type { Embedder } from '../embedding/types.js';
 import { TkomaError } from '../errors.js';
-import { withIndexLock } from '../lock.js';
 import { decodeVector, loadNotes, type NoteEntry, syncNotes } from '../index/service.js';
 import { staleness } from '../store/model.js';
 import { rrf } from './fusion.js';
@@ -48,6 +47,8 @@ export function validateQuery(query: unknown, field = 'query'): string {
 /** Brings notes up to date; a sync running elsewhere is not waited for long (stale by seconds is fine). */
 export async function syncNotesQuietly(root: string, embedder: Embedder | null): Promise<void> {
   try {
+    // Loaded here: a search given its topic never ranks topics, so never takes this lock.
+    const { withIndexLock } = await import('../lock.js');
     await withIndexLock(root, () => syncNotes(root, embedder), { timeoutMs: 2000 });
   } catch (err) {
     // Busy elsewhere, or a read-only root: rank from the notes there are.

@@ -8,13 +8,9 @@ import { commitAll, git, headCommit } from '../root-git.js';
 import { withLock } from '../lock.js';
 import { assertNoPendingInit, beginInitJournal, crashPoint, endInitJournal, pendingInit, recoverIfNeeded } from '../mutation.js';
 
-import { referencesDir, STATE_DIR } from './root-path.js';
+import { isInitialised, referencesDir, STATE_DIR } from './root-path.js';
 
-export { REFERENCES_DIR, referencesDir, resolveRootPath, STATE_DIR, stateDir } from './root-path.js';
-
-export function isInitialised(root: string): boolean {
-  return existsSync(join(root, '.git')) && existsSync(referencesDir(root));
-}
+export { isInitialised, REFERENCES_DIR, referencesDir, resolveRootPath, STATE_DIR, stateDir } from './root-path.js';
 
 /**
  * Fails with ROOT_NOT_INITIALISED unless `root` is a knowledge root made by `init`. Every command

@@ -13,7 +13,7 @@ import { statOrNull } from '../file-memo.js';
 import { parseTopicMd, serializeTopicMd } from './frontmatter.js';
 import { parsePathRecord, pathRecordsText, readPathRecords } from './path-records.js';
 import { isValidTopicId, type TopicFront } from './model.js';
-import { referencesDir } from './root.js';
+import { referencesDir } from './root-path.js';
 import { SKIPPED_FILE } from './skipped.js';
 
 export const TOPIC_FILE = 'topic.md';

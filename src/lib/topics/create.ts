@@ -207,7 +207,7 @@ async function phaseOne(root: string, req: CreateRequest, canonical: string, pro
 export async function estimateFor(root: string, details: Pick<SourceDetails, 'file_count' | 'total_bytes'>[]): Promise<import('../approval-estimate.js').ApprovalEstimate | null> {
   try {
     const { estimateApproval } = await import('../approval-estimate.js');
-    const { vectorTarget } = await import('../vectors/status.js');
+    const { vectorTarget } = await import('../vectors/target.js');
     const target = await vectorTarget(root);
     const files = details.reduce((n, d) => n + (d.file_count ?? 0), 0);
     const known = details.every((d) => typeof d.total_bytes === 'number');

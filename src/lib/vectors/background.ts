@@ -21,7 +21,7 @@ import { fileURLToPath } from 'node:url';
 import { readHolder, lockPath, holderAlive, tryAcquire, type LockHolder } from '../lock.js';
 import { envSetting, settingEnv } from '../settings.js';
 import { readConfig } from '../store/config.js';
-import { stateDir } from '../store/root.js';
+import { stateDir } from '../store/root-path.js';
 
 export const WORKER_COMMAND = 'tkoma-ref vectors worker';
 

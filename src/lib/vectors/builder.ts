@@ -10,8 +10,8 @@
  */
 import { EmbeddingCache } from '../embedding/cache.js';
 import type { Embedder } from '../embedding/types.js';
+import { AnnIndex } from '../index/ann.js';
 import {
-  AnnIndex,
   annMetaFile,
   embeddingCacheDir,
   isRecord,
@@ -327,26 +327,6 @@ export async function buildVectors(root: string, opts: BuildOptions): Promise<Bu
     if (stopped) report.stopped = true;
     return report;
   }
-}
-
-export interface TopicPending {
-  chunks: number;
-  vectors: number;
-  /** Chunks without a vector of the target space (0 when chunk vectors are off). */
-  pending: number;
-  /** Space the topic's index holds now (may differ from the target during a switch). */
-  serving: string | null;
-}
-
-/**
- * From the head alone: what a topic still needs in space `key` (null: any space counts). `live`
- * is the head's live chunk count when the caller has it already (a loaded index's chunk map):
- * counting walks every file entry, which a warm search should not pay for on each answer.
- */
-export function pendingOf(head: TopicHead | null, key: string | null, chunks: boolean, live = head ? liveChunkCount(head) : 0): TopicPending {
-  const serving = head?.vectors?.key ?? null;
-  const inTarget = head?.vectors && (key === null || head.vectors.key === key) ? head.vectors.count : 0;
-  return { chunks: live, vectors: head?.vectors?.count ?? 0, pending: chunks ? Math.max(0, live - inTarget) : 0, serving };
 }
 
 /** Under the index lock: give topic notes their vectors of `space` from the cache (no model). */

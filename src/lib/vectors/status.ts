@@ -3,35 +3,9 @@
  * each topic serves and how many chunks still wait. Cheap: heads and the config only.
  */
 import { loadHead, loadNotes } from '../index/service.js';
-import { readConfig } from '../store/config.js';
-import { envSetting } from '../settings.js';
 import { listTopicIds } from '../store/topic-files.js';
 import type { VectorOutlook } from '../topics/indexing.js';
-import { pendingOf, type TopicPending } from './builder.js';
-import { chunkSetting, chunkVectorsFor, parseKey } from './space.js';
-
-export interface VectorTarget {
-  /** Recorded key; null when nothing is recorded (auto, resolved by the builder in memory). */
-  key: string | null;
-  /** "none" recorded or asked for: no vectors at all. */
-  off: boolean;
-  chunks: boolean;
-  /** What to show people: the key, or the config's provider. */
-  label: string;
-}
-
-export async function vectorTarget(root: string, env: NodeJS.ProcessEnv = process.env): Promise<VectorTarget> {
-  const config = await readConfig(root);
-  const recorded = config.embedding.recorded;
-  const setting = chunkSetting(config);
-  const envNone = envSetting('embedder', env)?.toLowerCase() === 'none';
-  if (recorded === 'none' || envNone) return { key: null, off: true, chunks: false, label: 'none' };
-  if (recorded && parseKey(recorded)) return { key: recorded, off: false, chunks: chunkVectorsFor(setting, recorded), label: recorded };
-  const provider = config.embedding.provider || 'auto';
-  // Unrecorded: auto finds use-lite on a machine without a local model; other providers are real models.
-  const guess = provider === 'auto' || provider === 'use-lite' ? 'use-lite:?:1' : `${provider}:?:1`;
-  return { key: null, off: false, chunks: chunkVectorsFor(setting, guess), label: provider };
-}
+import { pendingOf, type TopicPending, vectorTarget } from './target.js';
 
 export interface VectorStatus {
   target: string;

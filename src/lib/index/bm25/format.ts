@@ -19,7 +19,7 @@
  * range.
  */
 import { TkomaError } from '../../errors.js';
-import { SegmentData, segmentData, type Bm25Segment } from './segment.js';
+import { SegmentData, segmentData, type Bm25Segment } from './segment-data.js';
 
 const MAGIC = 'TKBM25SG';
 /** Bump on any layout or term-pipeline change: older segments must be rebuilt, not misread. */

@@ -4,7 +4,8 @@
  * nothing of topics, files or git; the per-topic store (src/lib/index/) decides what a document
  * is and which docs are live. Design notes: DESIGN.md next to this file.
  */
-export { buildSegment, DEFAULT_BUILD, SegmentBuilder, type Bm25BuildParams, type Bm25Doc, type Bm25Segment } from './segment.js';
+export { buildSegment, SegmentBuilder } from './segment.js';
+export { DEFAULT_BUILD, type Bm25BuildParams, type Bm25Doc, type Bm25Segment } from './segment-data.js';
 export { BM25_FORMAT_VERSION, decodeSegment, encodeSegment, encodeSegmentParts } from './format.js';
 export { isFileSegment, openSegmentFile } from './segment-file.js';
 export {

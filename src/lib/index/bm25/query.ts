@@ -7,7 +7,7 @@
  * Defaults were tuned by bench/lexical-quality.ts (see its header for the experiment table).
  */
 import { TkomaError } from '../../errors.js';
-import { segmentData, type Bm25Segment, type SegmentData } from './segment.js';
+import { segmentData, type Bm25Segment, type SegmentData } from './segment-data.js';
 import { termPostings } from './segment-file.js';
 import { releaseScratch, takeScratch, TopK } from './topk.js';
 import { processTerm, tokenize } from './tokenize.js';

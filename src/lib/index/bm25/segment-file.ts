@@ -14,7 +14,7 @@
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 
 import { damaged, decodeFront, decodeTermPostings, HEADER, readHeader, type SegmentFront, type SegmentHeader } from './format.js';
-import { type Bm25Segment, SegmentData } from './segment.js';
+import { type Bm25Segment, SegmentData } from './segment-data.js';
 
 export interface TermPostings {
   /** Doc numbers, ascending. */

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import type { Embedder } from '../../embedding/types.js';
 import { parseTopicMd } from '../../store/frontmatter.js';
 import type { TopicFront } from '../../store/model.js';
-import { referencesDir } from '../../store/root.js';
+import { referencesDir } from '../../store/root-path.js';
 import { listTopicIds, TOPIC_FILE } from '../../store/topic-files.js';
 import { embeddingCacheDir, isRecord, notesIndexFile, readJsonSafeSync, writeJsonAtomic } from '../layout.js';
 import { sha256Hex } from '../scan.js';
