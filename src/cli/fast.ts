@@ -4,6 +4,7 @@
  * plain specs the oclif command is built from; anything unusual (help, an unknown or repeated
  * flag, a value out of range) is left to oclif, so usage errors and help read exactly as before.
  */
+import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 
 import { envFlagOr } from '../lib/settings.js';
@@ -68,6 +69,7 @@ export async function runFast(argv: readonly string[]): Promise<boolean> {
   if (argv[0] === 'mcp') return runMcpFast(argv.slice(1));
   const parsed = parseBySpec(SEARCH_SPEC, argv.slice(1));
   if (!parsed) return false;
+  await prefetchTopicListing(parsed);
   const { renderSearch, runSearch } = await import('./searching.js');
   const { emitFailure, emitResult } = await import('./output.js');
   const json = parsed.flags.json === true;
@@ -78,6 +80,19 @@ export async function runFast(argv: readonly string[]): Promise<boolean> {
     emitFailure(err, json);
   }
   return true;
+}
+
+/**
+ * A search of one named topic: start listing its folder in another process now, so the check
+ * that its files did not move (index/current.ts) finds the listing ready instead of walking them
+ * after the modules have loaded. A topic given by title, or any other miss, just walks as before.
+ */
+async function prefetchTopicListing({ flags }: ParsedArgv): Promise<void> {
+  const topic = flags.topic;
+  // Only a folder name is worth a listing; a bad one is refused later, and listing is harmless.
+  if (typeof topic !== 'string' || topic === '' || topic.includes('/') || flags.all === true) return;
+  const [{ prefetchListing }, { referencesDir, resolveRootPath }] = await Promise.all([import('../lib/index/listing-prefetch.js'), import('../lib/store/root-path.js')]);
+  prefetchListing(join(referencesDir(resolveRootPath(flags.root as string | undefined)), topic));
 }
 
 async function runMcpFast(argv: readonly string[]): Promise<boolean> {

@@ -89,8 +89,8 @@ describe('search fast path, end to end', () => {
     expect([r.code, r.stdout]).toEqual([slow.code, slow.stdout]);
   });
 
-  // The fast path lists the topic's files on a worker thread while it loads: the listing must
-  // still show every hand edit made before the command.
+  // The fast path has `find` list the topic's files while it loads (index/listing-prefetch.ts):
+  // the listing must still show every hand edit made before the command.
   it('the next cold search sees a same-size edit, a new file and a removed file', async () => {
     const dir = join(root, 'references', 'topic-gadgets');
     const readme = join(dir, 'README.md');

@@ -7,7 +7,8 @@ import { join } from 'node:path';
 
 import { referencesDir } from '../store/root-path.js';
 import { INDEX_FORMAT, readMeta } from './layout.js';
-import { MAX_INDEXED_BYTES, sameFilesByStat } from './scan.js';
+import { takePrefetchedListing } from './listing-prefetch.js';
+import { MAX_INDEXED_BYTES, sameFilesByListing, sameFilesByStat } from './scan.js';
 import { lstatOrNull } from './walk.js';
 
 /**
@@ -41,7 +42,9 @@ export async function lexicallyCurrent(root: string, topicIds: string[]): Promis
   for (const id of topicIds) {
     const head = await loadHeadForReading(root, id);
     if (!head) return false;
-    if (!sameFilesByStat(join(referencesDir(root), id), head.files)) return false;
+    const dir = join(referencesDir(root), id);
+    const listing = await takePrefetchedListing(dir);
+    if (!(listing ? sameFilesByListing(listing, head.files) : sameFilesByStat(dir, head.files))) return false;
     // A file left out as too large that a raised `limits.max_file_bytes` now admits.
     for (const entry of Object.values(head.files)) {
       if (entry.skipped !== 'too-large') continue;

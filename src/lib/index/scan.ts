@@ -58,6 +58,22 @@ export function sameFilesByStat(dir: string, table: Readonly<Record<string, File
   return whole && seen === Object.keys(table).length;
 }
 
+/**
+ * Pure: sameFilesByStat's answer from a listing made elsewhere (listing-prefetch.ts, by `find`),
+ * with the same rules: metadata at the top is not a reference, every file must be in the table
+ * with its size and mtime, and the table must hold no more.
+ */
+export function sameFilesByListing(listing: ReadonlyMap<string, FileStat>, table: Readonly<Record<string, FileStat>>): boolean {
+  let seen = 0;
+  for (const [rel, st] of listing) {
+    if (!rel.includes('/') && METADATA.has(rel)) continue;
+    const known = table[rel] as FileStat | undefined;
+    if (known === undefined || known.size !== st.size || known.mtimeMs !== st.mtimeMs) return false;
+    seen++;
+  }
+  return seen === Object.keys(table).length;
+}
+
 /** Names at the top of a topic folder that are metadata, not references. */
 const METADATA = new Set([TOPIC_FILE, MANIFEST_FILE, SKIPPED_FILE]);
 

@@ -4,10 +4,17 @@
  */
 import { lstatSync, readdirSync, type Stats } from 'node:fs';
 
+/**
+ * The end of our own temp files' names (layout.ts tempName), as a POSIX extended regular
+ * expression: listing-prefetch.ts hands the same pattern to `find`.
+ */
+export const TEMP_NAME_PATTERN = '\\.tmp-[0-9]+-[0-9]+';
+const TEMP_NAME = new RegExp(`${TEMP_NAME_PATTERN}$`);
+
 /** Names never indexed at any depth: version control and our own temp files. */
 export function ignoredName(name: string): boolean {
   // The substring test first: a regular expression per name cost the start-up walk more.
-  return name === '.git' || (name.includes('.tmp-') && /\.tmp-\d+-\d+$/.test(name));
+  return name === '.git' || (name.includes('.tmp-') && TEMP_NAME.test(name));
 }
 
 /**

@@ -1,0 +1,117 @@
+import { spawnSync } from 'node:child_process';
+import { chmodSync, mkdirSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+
+import { listingByFind, parseFindListing, prefetchListing, takePrefetchedListing } from '../../src/lib/index/listing-prefetch.js';
+import { type FileStat, sameFilesByListing } from '../../src/lib/index/scan.js';
+import { walkFiles } from '../../src/lib/index/walk.js';
+import { tmpDir } from '../helpers/fixtures.js';
+
+/** What the in-process walk sees: the reference the find listing must equal. */
+function walked(dir: string): Map<string, FileStat> {
+  const out = new Map<string, FileStat>();
+  walkFiles(dir, (rel, st) => {
+    out.set(rel, { size: st.size, mtimeMs: st.mtimeMs });
+    return true;
+  });
+  return out;
+}
+
+describe('parseFindListing (pure)', () => {
+  it('reads size, time and path, with spaces and newlines in names', () => {
+    const got = parseFindListing('12 1795501203.5036673830 a b.md\0' + '0 7.0000000010 dir/new\nline\0');
+    expect(got).toEqual(
+      new Map([
+        ['a b.md', { size: 12, mtimeMs: 1795501203 * 1e3 + 503667383 / 1e6 }],
+        ['dir/new\nline', { size: 0, mtimeMs: 7 * 1e3 + 1 / 1e6 }],
+      ]),
+    );
+    expect(parseFindListing('')).toEqual(new Map());
+  });
+
+  it('refuses a cut-off answer, a time before 1970 and a record of another shape', () => {
+    expect(parseFindListing('12 1795501203.5036673830 a.md')).toBeNull();
+    expect(parseFindListing('12 -5.0000000000 a.md\0')).toBeNull();
+    expect(parseFindListing('12 1795501203 a.md\0')).toBeNull();
+    expect(parseFindListing('x 1795501203.5036673830 a.md\0')).toBeNull();
+  });
+});
+
+describe('listingByFind (a real find against the walk)', () => {
+  let tmp: ReturnType<typeof tmpDir>;
+  let dir: string;
+  beforeEach(() => {
+    tmp = tmpDir();
+    dir = join(tmp.path, 'topic');
+    mkdirSync(join(dir, 'src', 'deep'), { recursive: true });
+    mkdirSync(join(dir, '.git', 'objects'), { recursive: true });
+    mkdirSync(join(dir, 'stage.tmp-12-3'), { recursive: true });
+    mkdirSync(join(dir, 'empty'));
+    writeFileSync(join(dir, 'topic.md'), '---\nid: x\n---\n');
+    writeFileSync(join(dir, 'README.md'), '# readme\n');
+    writeFileSync(join(dir, 'src', 'a.ts'), 'export const a = 1;\n');
+    writeFileSync(join(dir, 'src', 'deep', 'b c.py'), 'b = 2\n');
+    writeFileSync(join(dir, 'src', 'deep', 'new\nline.md'), 'odd name\n');
+    writeFileSync(join(dir, 'src', 'Größe – ü.md'), 'unicode\n');
+    writeFileSync(join(dir, 'src', 'a.ts.tmp-99-1'), 'half written\n');
+    writeFileSync(join(dir, 'src', 'a.tmp-x'), 'not a temp name of ours\n');
+    writeFileSync(join(dir, '.git', 'objects', 'x'), 'git\n');
+    writeFileSync(join(dir, 'stage.tmp-12-3', 'inside.md'), 'staged\n');
+    symlinkSync(join(dir, 'README.md'), join(dir, 'link.md'));
+    symlinkSync(join(dir, 'src'), join(dir, 'src-link'));
+    utimesSync(join(dir, 'README.md'), new Date(1_000_000), new Date(3_000_000)); // atime apart from mtime
+  });
+  afterEach(() => tmp.cleanup());
+
+  it('lists exactly what walkFiles visits, with the same size and mtime numbers', async () => {
+    const byFind = await listingByFind(dir);
+    const byWalk = walked(dir);
+    expect([...byWalk.keys()].sort()).toEqual(['README.md', 'src/Größe – ü.md', 'src/a.tmp-x', 'src/a.ts', 'src/deep/b c.py', 'src/deep/new\nline.md', 'topic.md']);
+    expect(byFind).toEqual(byWalk);
+  });
+
+  it('is null when it cannot list: no such command, no such folder', async () => {
+    expect(await listingByFind(dir, join(tmp.path, 'no-find-here'))).toBeNull();
+    expect(await listingByFind(join(tmp.path, 'missing'))).toBeNull();
+  });
+
+  it('answers sameFilesByListing as sameFilesByStat would: metadata skipped, any difference false', async () => {
+    const listing = (await listingByFind(dir))!;
+    const table: Record<string, FileStat> = Object.fromEntries([...walked(dir)].filter(([rel]) => rel !== 'topic.md'));
+    expect(sameFilesByListing(listing, table)).toBe(true);
+    expect(sameFilesByListing(listing, { ...table, 'gone.md': { size: 1, mtimeMs: 1 } })).toBe(false);
+    const { 'src/a.ts': _dropped, ...fewer } = table;
+    expect(sameFilesByListing(listing, fewer)).toBe(false);
+    expect(sameFilesByListing(listing, { ...table, 'README.md': { size: 9, mtimeMs: 3_000_001 } })).toBe(false);
+    expect(sameFilesByListing(new Map([['constructor', { size: 1, mtimeMs: 1 }]]), {})).toBe(false);
+  });
+
+  it('hands a prefetched listing over once, and only for the folder it was started for', async () => {
+    prefetchListing(dir);
+    expect(takePrefetchedListing(join(tmp.path, 'other'))).toBeNull();
+    const taken = takePrefetchedListing(dir);
+    expect(taken).not.toBeNull();
+    expect(await taken).toEqual(walked(dir));
+    expect(takePrefetchedListing(dir)).toBeNull();
+  });
+
+  it('does not keep the process alive for a listing nobody collects', () => {
+    // A `find` that never ends (until its reader has gone: then its next write fails): a process
+    // that waited for it would be killed by the timeout.
+    const bin = join(tmp.path, 'bin');
+    mkdirSync(bin);
+    writeFileSync(join(bin, 'find'), '#!/bin/sh\nwhile printf x; do sleep 0.1; done\n');
+    chmodSync(join(bin, 'find'), 0o755);
+    const module = join(import.meta.dirname, '../../src/lib/index/listing-prefetch.ts');
+    const script = `const m = await import(${JSON.stringify(module)}); m.prefetchListing(${JSON.stringify(dir)}); console.log('started');`;
+    const r = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+      env: { ...process.env, PATH: `${bin}:${process.env.PATH}` },
+      encoding: 'utf8',
+      timeout: 30_000,
+    });
+    expect(r.signal).toBeNull();
+    expect(r.status).toBe(0);
+    expect(r.stdout.trim()).toBe('started');
+  });
+});
