@@ -4,6 +4,7 @@
  * plain specs the oclif command is built from; anything unusual (help, an unknown or repeated
  * flag, a value out of range) is left to oclif, so usage errors and help read exactly as before.
  */
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 
@@ -92,7 +93,14 @@ async function prefetchTopicListing({ flags }: ParsedArgv): Promise<void> {
   // Only a folder name is worth a listing; a bad one is refused later, and listing is harmless.
   if (typeof topic !== 'string' || topic === '' || topic.includes('/') || flags.all === true) return;
   const [{ prefetchListing }, { referencesDir, resolveRootPath }] = await Promise.all([import('../lib/index/listing-prefetch.js'), import('../lib/store/root-path.js')]);
-  prefetchListing(join(referencesDir(resolveRootPath(flags.root as string | undefined)), topic));
+  const root = resolveRootPath(flags.root as string | undefined);
+  if (flags.server !== false) {
+    // A running server will most likely answer: no listing, no extra process. (The client loads
+    // this module anyway.)
+    const { serveInfoFile } = await import('../lib/serve/protocol.js');
+    if (existsSync(serveInfoFile(root))) return;
+  }
+  prefetchListing(join(referencesDir(root), topic));
 }
 
 async function runMcpFast(argv: readonly string[]): Promise<boolean> {

@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseBySpec } from '../../src/cli/fast.js';
 import { MCP_SPEC } from '../../src/cli/mcp.js';
 import { SEARCH_SPEC } from '../../src/cli/searching.js';
+import { markingFind } from '../helpers/fake-find.js';
 import { BIN, cli, makeRepo, PROJECT, tmpDir } from '../helpers/fixtures.js';
 
 describe('parseBySpec', () => {
@@ -81,6 +82,16 @@ describe('search fast path, end to end', () => {
       if (args.includes('--json')) expect(fast.json).toBeDefined();
     });
   }
+
+  it('a cold search of a named topic asks find for its listing, and answers the same when find talks nonsense', async () => {
+    const find = markingFind(join(tmp.path, 'fake-find'));
+    const args = ['search', 'installer', '--topic', 'topic-gadgets', '--json', '--no-server'];
+    const withFake = await cli(args, { root, env: { PATH: find.path } });
+    expect(find.asked()).toBe(true);
+    const normal = await cli(args, { root });
+    expect(withFake.code).toBe(0);
+    expect(withFake.stdout).toBe(normal.stdout);
+  });
 
   it('a missing root is reported the same way on the fast path', async () => {
     const r = await cli(['search', 'x', '--json'], { root: join(tmp.path, 'nowhere') });

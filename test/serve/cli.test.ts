@@ -10,6 +10,7 @@ import { createInterface } from 'node:readline';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
+import { markingFind } from '../helpers/fake-find.js';
 import { BIN, cli, makeRepo, tmpDir } from '../helpers/fixtures.js';
 import { ping } from '../helpers/serve.js';
 
@@ -127,6 +128,17 @@ describe('serve', () => {
     expect(r.code).toBe(0);
     expect(r.json.vector_search.available).toBe(false); // worked out in-process: the model is unreachable
     expect(await answered()).toBe(before);
+  });
+
+  it('starts no find for a search the server answers', async () => {
+    const find = markingFind(join(tmp.path, 'fake-find'));
+    const before = await answered();
+    const r = await cli(['search', 'grease', '--topic', 'topic-gears', '--json'], { root, env: { PATH: find.path } });
+    expect(r.code).toBe(0);
+    expect(await answered()).toBe(before + 1);
+    expect(find.asked()).toBe(false);
+    await cli(['search', 'grease', '--topic', 'topic-gears', '--json', '--no-server'], { root, env: { PATH: find.path } });
+    expect(find.asked()).toBe(true); // the fake is the find a search would start
   });
 
   it('sees a hand edit on the next request', async () => {
