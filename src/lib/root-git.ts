@@ -12,6 +12,7 @@ import { join, relative, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 import { environmentError, TkomaError } from './errors.js';
+import { listDir } from './list-dir.js';
 
 export interface CommitAuthor {
   ghost?: string;
@@ -146,8 +147,8 @@ export async function stageAll(root: string, paths: string[], opts: { blobsStore
  */
 export async function adoptPacks(root: string, dir: string): Promise<boolean> {
   const packs: { dir: string; names: string[] }[] = [];
-  for (const sub of listNames(dir)) {
-    const names = listNames(join(dir, sub)).filter((n) => /^pack-[0-9a-f]+\.[a-z]+$/.test(n));
+  for (const sub of listDir(dir)) {
+    const names = listDir(join(dir, sub)).filter((n) => /^pack-[0-9a-f]+\.[a-z]+$/.test(n));
     if (names.some((n) => n.endsWith('.idx'))) packs.push({ dir: join(dir, sub), names });
   }
   if (packs.length === 0) return false;
@@ -163,14 +164,6 @@ export async function adoptPacks(root: string, dir: string): Promise<boolean> {
     }
   }
   return added;
-}
-
-function listNames(dir: string): string[] {
-  try {
-    return readdirSync(dir);
-  } catch {
-    return [];
-  }
 }
 
 export async function hasStaged(root: string, paths: string[]): Promise<boolean> {

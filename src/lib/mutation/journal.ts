@@ -105,13 +105,6 @@ export function removeJournal(root: string, op: string): void {
   rmSync(backupDir(root, op), { recursive: true, force: true });
 }
 
-export function listDir(dir: string): string[] {
-  try {
-    return readdirSync(dir);
-  } catch {
-    return [];
-  }
-}
 
 export function newJournal(root: string, op: string, topic: string | null, paths: string[], command: string): Journal {
   const start = processStart(process.pid);

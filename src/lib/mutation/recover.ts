@@ -17,8 +17,9 @@ import { basename, dirname, join, relative } from 'node:path';
 import { clearStaleGitLocks, gitSync, headCommit } from '../root-git.js';
 import { heldByThisProcess, holderAlive, lockPath, readHolder, tryAcquire } from '../lock.js';
 import { pidAlive } from '../process.js';
-import { LOCK_LEFTOVER } from './leftovers.js';
-import { BACKUP_SUFFIX, type Journal, journalDir, listDir, readBackup, readJournal, removeJournal, stagingRoot } from './journal.js';
+import { LOCK_LEFTOVER, recoveryLooksAt } from './leftovers.js';
+import { listDir } from '../list-dir.js';
+import { BACKUP_SUFFIX, type Journal, journalDir, readBackup, readJournal, removeJournal, stagingRoot } from './journal.js';
 
 /** Journals of this process's mutations in flight: never "recovered" by a nested call. */
 export const active = new Set<string>();
@@ -244,7 +245,7 @@ function clearDeadLock(root: string, name: 'write' | 'index'): void {
 export function recoverIfNeeded(root: string): RecoveryReport | null {
   const entries = listDir(join(root, '.tkoma'));
   const state = new Set(entries);
-  if (!state.has('journal') && !state.has('staging') && !state.has('write.lock') && !state.has('index.lock') && !entries.some((e) => LOCK_LEFTOVER.test(e))) return null;
+  if (!entries.some(recoveryLooksAt)) return null;
   if (heldByThisProcess(root, 'write')) return null;
   try {
     sweepLockLeftovers(root);
