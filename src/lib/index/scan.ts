@@ -42,44 +42,46 @@ export async function listTopicFiles(dir: string): Promise<Map<string, FileStat>
 }
 
 /**
+ * Files seen one by one against `table`: `sees` is false at the first one the table lacks or
+ * records with another size or mtime; `complete` then says whether the table held no more.
+ */
+function tableMatch(table: Readonly<Record<string, FileStat>>): { sees(rel: string, st: FileStat): boolean; complete(): boolean } {
+  let seen = 0;
+  return {
+    sees: (rel, st) => {
+      // One lookup, not Object.hasOwn and a second: an inherited property (a file named
+      // `constructor` missing from the table) has no numeric size, so it never compares equal.
+      const known = table[rel] as FileStat | undefined;
+      seen++;
+      return known !== undefined && known.size === st.size && known.mtimeMs === st.mtimeMs;
+    },
+    complete: () => seen === Object.keys(table).length,
+  };
+}
+
+/**
  * True when the files of the topic folder are exactly those of `table`, each with the size and
  * mtime it records: what diffByStat would call all unchanged, without building the listing (a
  * search checks this first, over every file of the topic). Stops at the first difference.
  */
 export function sameFilesByStat(dir: string, table: Readonly<Record<string, FileStat>>): boolean {
-  let seen = 0;
-  const whole = walkTopicFiles(dir, (rel, st) => {
-    // One lookup, not Object.hasOwn and a second: an inherited property (a file named
-    // `constructor` missing from the table) has no numeric size, so it never compares equal.
-    const known = table[rel] as FileStat | undefined;
-    seen++;
-    return known !== undefined && known.size === st.size && known.mtimeMs === st.mtimeMs;
-  });
-  return whole && seen === Object.keys(table).length;
+  const files = tableMatch(table);
+  return walkTopicFiles(dir, files.sees) && files.complete();
 }
 
-/**
- * Pure: sameFilesByStat's answer from a listing made elsewhere (listing-prefetch.ts, by `find`),
- * with the same rules: metadata at the top is not a reference, every file must be in the table
- * with its size and mtime, and the table must hold no more.
- */
+/** Pure: sameFilesByStat's answer from a listing made elsewhere (listing-prefetch.ts, by `find`). */
 export function sameFilesByListing(listing: ReadonlyMap<string, FileStat>, table: Readonly<Record<string, FileStat>>): boolean {
-  let seen = 0;
-  for (const [rel, st] of listing) {
-    if (!rel.includes('/') && METADATA.has(rel)) continue;
-    const known = table[rel] as FileStat | undefined;
-    if (known === undefined || known.size !== st.size || known.mtimeMs !== st.mtimeMs) return false;
-    seen++;
-  }
-  return seen === Object.keys(table).length;
+  const files = tableMatch(table);
+  for (const [rel, st] of listing) if (!METADATA.has(rel) && !files.sees(rel, st)) return false;
+  return files.complete();
 }
 
-/** Names at the top of a topic folder that are metadata, not references. */
+/** Names at the top of a topic folder that are metadata, not references (a path with a folder never is). */
 const METADATA = new Set([TOPIC_FILE, MANIFEST_FILE, SKIPPED_FILE]);
 
 /** Visits every reference file (see listTopicFiles); false from `visit` stops the walk and is returned. */
 function walkTopicFiles(dir: string, visit: (rel: string, st: Stats) => boolean): boolean {
-  return walkFiles(dir, (rel, st, name) => (rel === name && METADATA.has(name)) || visit(rel, st));
+  return walkFiles(dir, (rel, st) => METADATA.has(rel) || visit(rel, st));
 }
 
 export interface FileDiff {

@@ -25,7 +25,7 @@ export function ignoredName(name: string): boolean {
  * Synchronous on purpose: this runs before every search, and thousands of awaited lstat calls
  * cost ~0.1 ms each in promise dispatch, ten times the syscall itself.
  */
-export function walkFiles(dir: string, visit: (rel: string, st: Stats, name: string) => boolean): boolean {
+export function walkFiles(dir: string, visit: (rel: string, st: Stats) => boolean): boolean {
   const top = lstatOrNull(dir);
   if (!top || !top.isDirectory()) return true;
   const walk = (abs: string, rel: string): boolean => {
@@ -46,7 +46,7 @@ export function walkFiles(dir: string, visit: (rel: string, st: Stats, name: str
       const relPath = rel ? `${rel}/${name}` : name;
       if (st.isDirectory()) {
         if (!walk(absPath, relPath)) return false;
-      } else if (st.isFile() && !visit(relPath, st, name)) {
+      } else if (st.isFile() && !visit(relPath, st)) {
         return false;
       }
     }
