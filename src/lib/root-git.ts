@@ -12,7 +12,7 @@ import { join, relative, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 import { environmentError, TkomaError } from './errors.js';
-import { listDir } from './list-dir.js';
+import { listDir } from './soft-fs.js';
 
 export interface CommitAuthor {
   ghost?: string;

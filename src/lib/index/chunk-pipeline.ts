@@ -5,8 +5,6 @@
  * records, and their terms into the segment being built. Same records, same doc order, same
  * segment bytes as cutting and tokenizing one file after another in this thread.
  */
-import { readFileSync } from 'node:fs';
-
 import { BATCH, type ChunkedFile, type ChunkPool } from '../chunking/pool.js';
 import { type Bm25Segment, SegmentBuilder } from './bm25/index.js';
 import type { FileEntry } from './scan.js';
@@ -91,15 +89,3 @@ export class ChunkPipeline {
   }
 }
 
-/**
- * Synchronous on purpose: an awaited read of a small file costs four thread-pool round trips
- * (open, stat, read, close), and a create of 10k files spent seconds waiting on them; read
- * synchronously the same files took a fifth of the time here.
- */
-export function readOrNull(abs: string): Buffer | null {
-  try {
-    return readFileSync(abs);
-  } catch {
-    return null;
-  }
-}

@@ -82,7 +82,7 @@ export async function readJsonSafe<T>(file: string, valid: (v: unknown) => v is 
   return parseJsonSafe(await readFile(file, 'utf8').catch(() => null), valid);
 }
 
-/** readJsonSafe, read synchronously (a file the caller waits for anyway: see segments.ts readOrNull). */
+/** readJsonSafe, read synchronously (a file the caller waits for anyway: see soft-fs.ts). */
 export function readJsonSafeSync<T>(file: string, valid: (v: unknown) => v is T): T | null {
   let text: string | null;
   try {

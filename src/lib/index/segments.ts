@@ -19,6 +19,7 @@ import { dirname, join } from 'node:path';
 
 import type { Chunk } from '../chunking/types.js';
 import type { Bm25Doc, Bm25Segment } from './bm25/index.js';
+import { readOrNull } from '../soft-fs.js';
 import { lexicalFields } from './lexical-fields.js';
 import { tempName, topicIndexDir, writeFileAtomic } from './layout.js';
 import { digestIds, RecordsEncoder, SegmentRecords, type StoredChunk } from './segment-records.js';
@@ -177,19 +178,6 @@ export class SegmentWriter {
 }
 
 const idDigestOf = (p: { text: string; offsets: Uint32Array }): Buffer => digestIds(p.text, p.offsets);
-
-/**
- * A whole file, or null when it cannot be read. Segment files are read synchronously: the caller
- * waits for them anyway, and the thread pool's round trips (open, stat, one per 512 KB read,
- * close) cost a cold search more than the reads, most of all on a busy machine.
- */
-function readOrNull(file: string): Buffer | null {
-  try {
-    return readFileSync(file);
-  } catch {
-    return null;
-  }
-}
 
 /** A segment's records, decoded lazily; null when missing or damaged. */
 async function openRecords(root: string, topic: string, gen: number): Promise<SegmentRecords | null> {

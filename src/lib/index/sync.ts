@@ -15,6 +15,7 @@ import { INDEX_FORMAT, indexDir, readMeta, topicsIndexDir, writeMeta } from './l
 import { withIndexLock } from '../lock.js';
 import { crashPoint } from '../mutation/crash.js';
 import { syncNotes } from './notes/index.js';
+import { readOrNull } from '../soft-fs.js';
 import { indexCap } from './current.js';
 import { chunkIdsOf, diffByStat, hashFile, listTopicFiles, looksBinary, sha256Hex, type FileEntry } from './scan.js';
 import { saveSegmentLex, SegmentWriter } from './segments.js';
@@ -252,7 +253,7 @@ async function syncTopic(ctx: Ctx, id: string): Promise<TopicSyncCounts> {
     const roles = new Map(needManifest ? (await readManifest(dir)).map((r) => [r.path, r.role]) : []);
     const { roleForPath } = await import('../chunking/index.js');
     const { startChunkPool } = await import('../chunking/pool.js');
-    const { ChunkPipeline, readOrNull } = await import('./chunk-pipeline.js');
+    const { ChunkPipeline } = await import('./chunk-pipeline.js');
     toIndex.sort();
     const pool = startChunkPool(toIndex);
     // Each chunk goes to the segment's files as it is cut: no text is held to the end.

@@ -8,7 +8,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 
-import { listDir } from '../list-dir.js';
+import { listDir } from '../soft-fs.js';
 
 /** Temp and moved-aside lock folders (`.tkoma/.lock-tmp.<pid>.<hex>`, `<name>.lock.gone.<pid>.<hex>`). */
 export const LOCK_LEFTOVER = /^(?:\.lock-tmp|.+\.lock\.gone)\.(\d+)\.[0-9a-f]{8}$/;

@@ -18,7 +18,7 @@ import { clearStaleGitLocks, gitSync, headCommit } from '../root-git.js';
 import { heldByThisProcess, holderAlive, lockPath, readHolder, tryAcquire } from '../lock.js';
 import { pidAlive } from '../process.js';
 import { LOCK_LEFTOVER, recoveryLooksAt } from './leftovers.js';
-import { listDir } from '../list-dir.js';
+import { listDir } from '../soft-fs.js';
 import { BACKUP_SUFFIX, type Journal, journalDir, readBackup, readJournal, removeJournal, stagingRoot } from './journal.js';
 
 /** Journals of this process's mutations in flight: never "recovered" by a nested call. */
