@@ -38,7 +38,7 @@ export function stderrProgress(label: string, quiet = false): Progress {
 /** Chunks in a topic's derived index (0 before its first sync). */
 export async function chunkCount(root: string, topicId: string): Promise<number> {
   const head = await loadHead(root, topicId);
-  return head ? Object.values(head.files).reduce((n, f) => n + f.chunkCount, 0) : 0;
+  return head ? head.files.chunkTotal() : 0;
 }
 
 export function topicReady(root: string, topicId: string): boolean {

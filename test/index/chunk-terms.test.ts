@@ -11,7 +11,7 @@ import { DEFAULT_BUILD, encodeSegment, SegmentBuilder } from '../../src/lib/inde
 import { ForeignTerms } from '../../src/lib/index/bm25/segment.js';
 import { ChunkPipeline } from '../../src/lib/index/chunk-pipeline.js';
 import { ChunkTermPacker, learnTerms } from '../../src/lib/index/chunk-terms.js';
-import type { FileEntry } from '../../src/lib/index/scan.js';
+import { type FileEntry, FileTable } from '../../src/lib/index/file-table.js';
 import { lexicalDocOf } from '../../src/lib/index/segments.js';
 import { FIXTURES } from '../chunking/fixtures.js';
 
@@ -34,12 +34,12 @@ const entryOf = (path: string): FileEntry => ({ size: 0, mtimeMs: 0, sha256: '',
 
 /** The segment bytes and the records a sync's pipeline makes of `files` with `pool`. */
 async function throughPipeline(pool: ChunkPool, files: [string, string][]): Promise<{ lex: Buffer; records: string }> {
-  const entries: Record<string, FileEntry> = {};
+  const entries = FileTable.empty();
   const pipeline = new ChunkPipeline(pool, 1, entries);
   try {
     for (const [path, text] of files) await pipeline.add(path, entryOf(path), text);
     const seg = await pipeline.finish();
-    return { lex: Buffer.from(encodeSegment(seg!)), records: JSON.stringify([pipeline.fresh, entries]) };
+    return { lex: Buffer.from(encodeSegment(seg!)), records: JSON.stringify([pipeline.fresh, Object.fromEntries(entries.entries())]) };
   } finally {
     await pool.close();
   }

@@ -4,7 +4,9 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 
 import { listingByFind, parseFindListing, prefetchListing, takePrefetchedListing } from '../../src/lib/index/listing-prefetch.js';
-import { type FileStat, sameFilesByListing } from '../../src/lib/index/scan.js';
+import type { FileStat } from '../../src/lib/index/file-table.js';
+import { sameFilesByListing } from '../../src/lib/index/scan.js';
+import { tableOf } from '../helpers/file-table.js';
 import { walkFiles } from '../../src/lib/index/walk.js';
 import { tmpDir } from '../helpers/fixtures.js';
 
@@ -79,12 +81,12 @@ describe('listingByFind (a real find against the walk)', () => {
   it('answers sameFilesByListing as sameFilesByStat would: metadata skipped, any difference false', async () => {
     const listing = (await listingByFind(dir))!;
     const table: Record<string, FileStat> = Object.fromEntries([...walked(dir)].filter(([rel]) => rel !== 'topic.md'));
-    expect(sameFilesByListing(listing, table)).toBe(true);
-    expect(sameFilesByListing(listing, { ...table, 'gone.md': { size: 1, mtimeMs: 1 } })).toBe(false);
+    expect(sameFilesByListing(listing, tableOf(table))).toBe(true);
+    expect(sameFilesByListing(listing, tableOf({ ...table, 'gone.md': { size: 1, mtimeMs: 1 } }))).toBe(false);
     const { 'src/a.ts': _dropped, ...fewer } = table;
-    expect(sameFilesByListing(listing, fewer)).toBe(false);
-    expect(sameFilesByListing(listing, { ...table, 'README.md': { size: 9, mtimeMs: 3_000_001 } })).toBe(false);
-    expect(sameFilesByListing(new Map([['constructor', { size: 1, mtimeMs: 1 }]]), {})).toBe(false);
+    expect(sameFilesByListing(listing, tableOf(fewer))).toBe(false);
+    expect(sameFilesByListing(listing, tableOf({ ...table, 'README.md': { size: 9, mtimeMs: 3_000_001 } }))).toBe(false);
+    expect(sameFilesByListing(new Map([['constructor', { size: 1, mtimeMs: 1 }]]), tableOf({}))).toBe(false);
   });
 
   it('hands a prefetched listing over once, and only for the folder it was started for', async () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 
 import { LiveChunks } from '../../src/lib/index/live-chunks.js';
-import type { FileEntry } from '../../src/lib/index/scan.js';
+import { type FileEntry, FileTable } from '../../src/lib/index/file-table.js';
 import { digestIds, encodeRecords, SegmentRecords, type StoredChunk } from '../../src/lib/index/segment-records.js';
 
 const GEN = 1_795_480_000_123;
@@ -111,9 +111,10 @@ describe('live chunks', () => {
   const delta = decode(encodeRecords(2, recordsOf([['b.md', 2]], 2)), 2)!;
   const segments = [{ gen: 1, records: base }, { gen: 2, records: delta }];
   const files = { 'a.md': entry(2, 1), 'b.md': entry(2, 2), 'c.md': entry(1, 1), 'empty.md': entry(0) };
+  const table = (t: Record<string, FileEntry>): FileTable => FileTable.fromEntries(t);
 
   it('find live chunks by id, mask the dead ones, and list them in segment then doc order', () => {
-    const { chunks, masks } = LiveChunks.open(segments, files)!;
+    const { chunks, masks } = LiveChunks.open(segments, table(files))!;
     expect(chunks.get('a.md#1')).toBe(chunks.get('a.md#1'));
     expect(masks.map((m) => [...m])).toEqual([[1, 1, 0, 0, 0, 1], [1, 1]]);
     expect(chunks.size).toBe(5);
@@ -125,16 +126,16 @@ describe('live chunks', () => {
   });
 
   it('refuse a file table the segments do not match', () => {
-    expect(LiveChunks.open(segments, { ...files, 'b.md': entry(3, 2) })).toBeNull();
-    expect(LiveChunks.open(segments, { ...files, 'gone.md': entry(1, 1) })).toBeNull();
-    expect(LiveChunks.open([segments[0]!], files)).toBeNull();
+    expect(LiveChunks.open(segments, table({ ...files, 'b.md': entry(3, 2) }))).toBeNull();
+    expect(LiveChunks.open(segments, table({ ...files, 'gone.md': entry(1, 1) }))).toBeNull();
+    expect(LiveChunks.open([segments[0]!], table(files))).toBeNull();
   });
 
   it('do not find a record whose ordinal disagrees with its place in its run (a damaged file)', () => {
     const swapped = recordsOf([['a.md', 2]], 1);
     [swapped[0], swapped[1]] = [swapped[1]!, swapped[0]!];
     const records = decode(encodeRecords(1, swapped), 1)!;
-    const { chunks } = LiveChunks.open([{ gen: 1, records }], { 'a.md': entry(2, 1) })!;
+    const { chunks } = LiveChunks.open([{ gen: 1, records }], table({ 'a.md': entry(2, 1) }))!;
     expect(chunks.get('a.md#0')).toBeUndefined();
     expect(chunks.get('a.md#1')).toBeUndefined();
   });

@@ -80,7 +80,7 @@ describe('segmented sync', () => {
     const head1 = (await loadHead(root, 'topic-gauges'))!;
     expect(head1.segments).toHaveLength(2);
     expect(head1.segments[1]!.docs).toBe(1);
-    expect(head1.files['docs/page7.md']!.seg).toBe(head1.segments[1]!.gen);
+    expect(head1.files.get('docs/page7.md')!.seg).toBe(head1.segments[1]!.gen);
     const after = statSync(baseLex);
     expect([after.ino, after.mtimeMs]).toEqual([before.ino, before.mtimeMs]);
 
@@ -103,9 +103,9 @@ describe('segmented sync', () => {
     expect(head.segments.length).toBeLessThanOrEqual(MAX_SEGMENTS);
     // No file points at a segment the head does not list; no stray segment files remain.
     const gens = new Set(head.segments.map((s) => s.gen));
-    for (const f of Object.values(head.files)) if (f.chunkCount > 0) expect(gens.has(f.seg!)).toBe(true);
+    for (const f of head.files.values()) if (f.chunkCount > 0) expect(gens.has(f.seg!)).toBe(true);
     expect(segFiles()).toEqual([...gens].flatMap((g) => [`seg-${g}.lex`, `seg-${g}.rec`, `seg-${g}.txt`]).sort());
-    expect(head.vectors).toMatchObject({ complete: true, count: Object.values(head.files).reduce((n, f) => n + f.chunkCount, 0) });
+    expect(head.vectors).toMatchObject({ complete: true, count: head.files.chunkTotal() });
 
     forgetTopicIndex(root);
     const queries = ['barometer reading', 'sparkline gauge', 'widget number 33', 'round 5'];

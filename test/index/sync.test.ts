@@ -55,10 +55,10 @@ describe('syncIndex', () => {
     expect(counts.embedded).toBeGreaterThan(0);
 
     const head = (await loadHead(root, 'topic-widgetry'))!;
-    expect(Object.keys(head.files).sort()).toEqual([...Object.keys(SAMPLE_FILES), 'image.png'].sort());
-    expect(head.files['image.png']!.skipped).toBe('binary');
-    expect(head.files['topic.md']).toBeUndefined();
-    expect(head.files['linked.md']).toBeUndefined();
+    expect([...head.files.paths()].sort()).toEqual([...Object.keys(SAMPLE_FILES), 'image.png'].sort());
+    expect(head.files.get('image.png')!.skipped).toBe('binary');
+    expect(head.files.get('topic.md')).toBeUndefined();
+    expect(head.files.get('linked.md')).toBeUndefined();
 
     for (const embedderChoice of [embedder, null]) {
       const res = await search('supersecretword', { embedder: embedderChoice });
@@ -134,7 +134,7 @@ describe('syncIndex', () => {
     writeFileSync(join(dir, 'src/lib.rs'), '/// A grid.\npub struct Grid { cells: Vec<Cell> }\n');
     const one = await syncIndex(root, { embedder });
     const head = (await loadHead(root, 'topic-widgetry'))!;
-    expect(one.topics['topic-widgetry']).toMatchObject({ changed: 1, embedded: head.files['src/lib.rs']!.chunkCount });
+    expect(one.topics['topic-widgetry']).toMatchObject({ changed: 1, embedded: head.files.get('src/lib.rs')!.chunkCount });
     const fresh = server.texts.slice(first);
     expect(fresh.length).toBeGreaterThan(0);
     for (const t of fresh) expect('/// A grid.\npub struct Grid { cells: Vec<Cell> }\n').toContain(t.trim());
@@ -212,6 +212,26 @@ describe('syncIndex', () => {
     forgetTopicIndex(root);
     const again = await syncIndex(root, { embedder, verify: true });
     expect(again.topics['topic-widgetry']!.repaired).toEqual([]);
+  });
+
+  it('keeps a format 5 head (one object per file): nothing re-chunked, and the next write is format 6', async () => {
+    await syncIndex(root, { embedder });
+    const before = (await search('parseConfig')).results.map((r) => [r.path, r.start_line, r.score]);
+    const file = join(topicIndexDir(root, 'topic-widgetry'), 'head.json');
+    const head = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown> & { files: { path: string[]; size: number[]; mtimeMs: number[]; sha256: string; role: string[]; chunkCount: number[]; seg: number[]; skipped: Record<string, string> } };
+    const c = head.files;
+    const older = Object.fromEntries(c.path.map((p, i) => [p, { size: c.size[i], mtimeMs: c.mtimeMs[i], sha256: c.sha256.slice(64 * i, 64 * i + 64), role: c.role[i], chunkCount: c.chunkCount[i], ...(c.seg[i] ? { seg: c.seg[i] } : {}), ...(c.skipped[p] ? { skipped: c.skipped[p] } : {}) }]));
+    writeFileSync(file, JSON.stringify({ ...head, format: 5, files: older }));
+    forgetTopicIndex(root);
+    const report = await syncIndex(root, { embedder, verify: true });
+    expect(report.topics['topic-widgetry']).toMatchObject({ added: 0, changed: 0, removed: 0, repaired: [] });
+    expect(JSON.parse(readFileSync(file, 'utf8')).format).toBe(5); // nothing to write
+    forgetTopicIndex(root);
+    expect((await search('parseConfig')).results.map((r) => [r.path, r.start_line, r.score])).toEqual(before);
+    writeFileSync(join(root, 'references', 'topic-widgetry', 'notes.md'), '# Notes\n\nparseConfig is documented here too.\n');
+    expect((await syncIndex(root, { embedder })).topics['topic-widgetry']).toMatchObject({ added: 1, changed: 0 });
+    expect(JSON.parse(readFileSync(file, 'utf8')).format).toBe(6);
+    expect((await loadHead(root, 'topic-widgetry'))!.files.get('src/config.ts')).toMatchObject({ role: 'code', chunkCount: expect.any(Number) });
   });
 
   it('rebuilds an index of another format, and survives garbage meta.json and notes.json', async () => {

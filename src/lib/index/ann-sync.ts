@@ -60,7 +60,7 @@ export async function updateVectors(input: VectorInput): Promise<VectorUpdate> {
   }
   if (embedder && ann) {
     const missing: string[] = [];
-    for (const [path, f] of Object.entries(head.files)) for (const cid of chunkIdsOf(path, f)) if (!ann.has(cid)) missing.push(cid);
+    for (const [path, f] of head.files.entries()) for (const cid of chunkIdsOf(path, f)) if (!ann.has(cid)) missing.push(cid);
     if (missing.length > 0) {
       try {
         const items = await textsOf(input, missing);
@@ -96,7 +96,7 @@ async function textsOf(input: VectorInput, ids: readonly string[]): Promise<{ id
   const bySeg = new Map<number, Set<string>>();
   for (const id of ids) {
     const path = id.slice(0, id.lastIndexOf('#'));
-    const seg = input.head.files[path]?.seg;
+    const seg = input.head.files.get(path)?.seg;
     if (seg === undefined) continue;
     if (!bySeg.has(seg)) bySeg.set(seg, new Set());
     bySeg.get(seg)!.add(id);

@@ -7,7 +7,7 @@
  */
 import { BATCH, type ChunkedFile, type ChunkPool } from '../chunking/pool.js';
 import { type Bm25Segment, SegmentBuilder } from './bm25/index.js';
-import type { FileEntry } from './scan.js';
+import type { FileEntry, FileTable } from './file-table.js';
 import { type ChunkRecord, lexicalDocOf } from './segments.js';
 
 /**
@@ -32,7 +32,7 @@ export class ChunkPipeline {
   constructor(
     private readonly pool: ChunkPool,
     private readonly gen: number,
-    private readonly files: Record<string, FileEntry>,
+    private readonly files: FileTable,
     /** Takes each record in doc order instead of `fresh`, which then stays empty. */
     private readonly sink: (r: ChunkRecord) => void = (r) => this.fresh.push(r),
   ) {}
@@ -85,7 +85,7 @@ export class ChunkPipeline {
     }
     for (const r of records) this.sink(r);
     this.count += records.length;
-    this.files[path] = entry;
+    this.files.set(path, entry);
   }
 }
 

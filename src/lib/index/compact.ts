@@ -14,7 +14,7 @@ export const FULL_MERGE_RATIO = 0.25;
 /** Live docs per segment generation according to the file table. */
 export function liveBySegment(head: Pick<TopicHead, 'files'>): Map<number, number> {
   const out = new Map<number, number>();
-  for (const f of Object.values(head.files)) {
+  for (const f of head.files.values()) {
     if (f.seg !== undefined && f.chunkCount > 0) out.set(f.seg, (out.get(f.seg) ?? 0) + f.chunkCount);
   }
   return out;
@@ -46,14 +46,18 @@ export async function compactSegments(root: string, topic: string, head: TopicHe
   for (const info of pick) {
     const chunks = await readSegmentChunks(root, topic, info.gen);
     if (!chunks) return false;
-    for (const c of chunks) if (head.files[c.path]?.seg === info.gen) merged.push(c);
+    for (const c of chunks) if (head.files.get(c.path)?.seg === info.gen) merged.push(c);
   }
   const gen = nextGeneration(head.generation);
   const picked = new Set(pick.map((s) => s.gen));
   const kept = head.segments.filter((s) => !picked.has(s.gen));
   if (merged.length > 0) {
     await writeSegment(root, topic, gen, merged);
-    for (const r of merged) head.files[r.path]!.seg = gen;
+    // Entries are values (file-table.ts): each moved file gets a new one.
+    for (const r of merged) {
+      const f = head.files.get(r.path)!;
+      if (f.seg !== gen) head.files.set(r.path, { ...f, seg: gen });
+    }
   }
   // The merged segment holds the oldest of the picked docs: it takes the front when the base was picked.
   const mergedInfo = merged.length > 0 ? [{ gen, docs: merged.length }] : [];

@@ -46,10 +46,10 @@ export async function lexicallyCurrent(root: string, topicIds: string[]): Promis
     const listing = await takePrefetchedListing(dir);
     if (!(listing ? sameFilesByListing(listing, head.files) : sameFilesByStat(dir, head.files))) return false;
     // A file left out as too large that a raised `limits.max_file_bytes` now admits.
-    for (const entry of Object.values(head.files)) {
-      if (entry.skipped !== 'too-large') continue;
+    for (const skipped of head.files.skippedFiles()) {
+      if (skipped.reason !== 'too-large') continue;
       cap ??= await indexCap(root);
-      if (entry.size <= cap) return false;
+      if (skipped.size <= cap) return false;
     }
     const st = lstatOrNull(join(referencesDir(root), id, 'topic.md'));
     const n = notes.topics[id];

@@ -11,7 +11,7 @@
 import type { ChildProcess } from 'node:child_process';
 import type { Socket } from 'node:net';
 
-import type { FileStat } from './scan.js';
+import type { FileStat } from './file-table.js';
 import { TEMP_NAME_PATTERN } from './walk.js';
 
 /** Regular files by POSIX path relative to the listed folder, with what lstat would say of them. */

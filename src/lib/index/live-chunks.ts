@@ -4,7 +4,7 @@
  * up front was a large part of a cold search. A file's live chunks are one run of records in one
  * segment, in ordinal order, so `<path>#<n>` is found from the path alone.
  */
-import type { FileEntry } from './scan.js';
+import type { FileTable } from './file-table.js';
 import type { SegmentRecords, StoredChunk } from './segment-records.js';
 
 interface Run {
@@ -28,7 +28,7 @@ export class LiveChunks implements ReadonlyMap<string, StoredChunk> {
    */
   static open(
     segments: readonly { gen: number; records: SegmentRecords }[],
-    files: Readonly<Record<string, FileEntry>>,
+    files: FileTable,
   ): { chunks: LiveChunks; masks: Uint8Array[]; allLive: boolean[] } | null {
     const runs = new Map<string, Run>();
     const masks: Uint8Array[] = [];
@@ -41,9 +41,9 @@ export class LiveChunks implements ReadonlyMap<string, StoredChunk> {
       const list = records.runs;
       for (let r = 0; r < list.length; r++) {
         const { path, start, count } = list[r]!;
-        const f = Object.hasOwn(files, path) ? files[path] : undefined;
-        if (!f || f.seg !== gen) continue;
-        if (runs.has(path) || f.chunkCount !== count) return null;
+        const chunkCount = files.chunkCountIn(path, gen);
+        if (chunkCount < 0) continue;
+        if (runs.has(path) || chunkCount !== count) return null;
         live.fill(1, start, start + count);
         runs.set(path, { records, path, start, count });
         size += count;
@@ -52,9 +52,7 @@ export class LiveChunks implements ReadonlyMap<string, StoredChunk> {
       allLive.push(size - before === records.count);
     }
     // Each run is a distinct file whose count matched: any file left without one is missing.
-    let counted = 0;
-    for (const f of Object.values(files)) if (f.chunkCount > 0) counted++;
-    if (counted !== runs.size) return null;
+    if (files.filesWithChunks() !== runs.size) return null;
     return { chunks: new LiveChunks(runs, size), masks, allLive };
   }
 

@@ -6,27 +6,10 @@ import { createHash } from 'node:crypto';
 import type { Stats } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 
-import type { Role } from '../chunking/types.js';
 import { SKIPPED_FILE } from '../store/skipped.js';
 import { MANIFEST_FILE, TOPIC_FILE } from '../store/topic-files.js';
+import type { FileStat, FileTable } from './file-table.js';
 import { walkFiles } from './walk.js';
-
-export interface FileStat {
-  size: number;
-  mtimeMs: number;
-}
-
-/** One row of a topic's file table. */
-export interface FileEntry extends FileStat {
-  sha256: string;
-  role: Role;
-  /** Number of chunks; their ids are `<path>#0` … `<path>#<n-1>` (see chunkIdsOf). */
-  chunkCount: number;
-  /** Why a file holds no chunks although it has content. */
-  skipped?: 'binary' | 'too-large' | 'unchunkable';
-  /** Generation of the index segment holding this file's chunks (absent when it has none). */
-  seg?: number;
-}
 
 /**
  * Reference files of a topic folder, POSIX paths relative to it (walk.ts walkFiles). topic.md,
@@ -45,17 +28,14 @@ export async function listTopicFiles(dir: string): Promise<Map<string, FileStat>
  * Files seen one by one against `table`: `sees` is false at the first one the table lacks or
  * records with another size or mtime; `complete` then says whether the table held no more.
  */
-function tableMatch(table: Readonly<Record<string, FileStat>>): { sees(rel: string, st: FileStat): boolean; complete(): boolean } {
+function tableMatch(table: FileTable): { sees(rel: string, st: FileStat): boolean; complete(): boolean } {
   let seen = 0;
   return {
     sees: (rel, st) => {
-      // One lookup, not Object.hasOwn and a second: an inherited property (a file named
-      // `constructor` missing from the table) has no numeric size, so it never compares equal.
-      const known = table[rel] as FileStat | undefined;
       seen++;
-      return known !== undefined && known.size === st.size && known.mtimeMs === st.mtimeMs;
+      return table.sameStat(rel, st.size, st.mtimeMs);
     },
-    complete: () => seen === Object.keys(table).length,
+    complete: () => seen === table.size,
   };
 }
 
@@ -64,13 +44,13 @@ function tableMatch(table: Readonly<Record<string, FileStat>>): { sees(rel: stri
  * mtime it records: what diffByStat would call all unchanged, without building the listing (a
  * search checks this first, over every file of the topic). Stops at the first difference.
  */
-export function sameFilesByStat(dir: string, table: Readonly<Record<string, FileStat>>): boolean {
+export function sameFilesByStat(dir: string, table: FileTable): boolean {
   const files = tableMatch(table);
   return walkTopicFiles(dir, files.sees) && files.complete();
 }
 
 /** Pure: sameFilesByStat's answer from a listing made elsewhere (listing-prefetch.ts, by `find`). */
-export function sameFilesByListing(listing: ReadonlyMap<string, FileStat>, table: Readonly<Record<string, FileStat>>): boolean {
+export function sameFilesByListing(listing: ReadonlyMap<string, FileStat>, table: FileTable): boolean {
   const files = tableMatch(table);
   for (const [rel, st] of listing) if (!METADATA.has(rel) && !files.sees(rel, st)) return false;
   return files.complete();
@@ -95,15 +75,14 @@ export interface FileDiff {
 }
 
 /** Pure: compares what is on disk with the stored table by size and mtime only. */
-export function diffByStat(onDisk: ReadonlyMap<string, FileStat>, table: Readonly<Record<string, FileStat>>): FileDiff {
+export function diffByStat(onDisk: ReadonlyMap<string, FileStat>, table: FileTable): FileDiff {
   const diff: FileDiff = { added: [], suspect: [], removed: [], unchanged: [] };
   for (const [path, st] of onDisk) {
-    const known = Object.hasOwn(table, path) ? table[path] : undefined;
-    if (!known) diff.added.push(path);
-    else if (known.size !== st.size || known.mtimeMs !== st.mtimeMs) diff.suspect.push(path);
+    if (!table.has(path)) diff.added.push(path);
+    else if (!table.sameStat(path, st.size, st.mtimeMs)) diff.suspect.push(path);
     else diff.unchanged.push(path);
   }
-  for (const path of Object.keys(table)) if (!onDisk.has(path)) diff.removed.push(path);
+  for (const path of table.paths()) if (!onDisk.has(path)) diff.removed.push(path);
   for (const list of Object.values(diff) as string[][]) list.sort();
   return diff;
 }
@@ -132,6 +111,6 @@ export function looksBinary(bytes: Uint8Array): boolean {
 export const MAX_INDEXED_BYTES = 1_000_000;
 
 /** Chunk ids of a file of the table: ordinals after the path (ids are never stored per file). */
-export function chunkIdsOf(path: string, entry: Pick<FileEntry, 'chunkCount'>): string[] {
+export function chunkIdsOf(path: string, entry: { chunkCount: number }): string[] {
   return Array.from({ length: entry.chunkCount }, (_, i) => `${path}#${i}`);
 }

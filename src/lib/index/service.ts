@@ -15,6 +15,7 @@ import { TkomaError } from '../errors.js';
 import { referencesDir } from '../store/root-path.js';
 import { listTopicIds, loadAllTopics } from '../store/topic-files.js';
 import type { VectorStatus } from '../vectors/status.js';
+import { FileTable } from './file-table.js';
 import { embeddingCacheDir, indexDir, readMeta } from './layout.js';
 import { removeNote } from './notes/index.js';
 import { diffByStat, hashFile, listTopicFiles } from './scan.js';
@@ -194,22 +195,21 @@ export async function indexStatus(root: string): Promise<IndexStatus> {
     const head = await loadHead(root, id);
     const dir = join(referencesDir(root), id);
     const files = await listTopicFiles(dir);
-    const table = head?.files ?? {};
+    const table = head?.files ?? FileTable.empty();
     const diff = diffByStat(files, table);
     status.pending.added += diff.added.length;
     status.pending.removed += diff.removed.length;
     for (const path of diff.suspect) {
       const h = await hashFile(join(dir, path));
-      if (!h || h.sha256 !== table[path]!.sha256) status.pending.changed++;
+      if (!h || h.sha256 !== table.get(path)!.sha256) status.pending.changed++;
     }
     if (head) {
-      status.files += Object.keys(head.files).length;
-      status.chunks += Object.values(head.files).reduce((n, f) => n + f.chunkCount, 0);
+      status.files += head.files.size;
+      status.chunks += head.files.chunkTotal();
       status.vectors += head.vectors?.count ?? 0;
-      for (const [path, f] of Object.entries(head.files)) {
-        if (!f.skipped) continue;
+      for (const f of head.files.skippedFiles()) {
         status.not_indexed.count++;
-        if (status.not_indexed.files.length < 100) status.not_indexed.files.push({ topic_id: id, path, reason: f.skipped, bytes: f.size });
+        if (status.not_indexed.files.length < 100) status.not_indexed.files.push({ topic_id: id, path: f.path, reason: f.reason, bytes: f.size });
       }
     }
   }
@@ -217,7 +217,7 @@ export async function indexStatus(root: string): Promise<IndexStatus> {
   for (const id of await listIndexedTopics(root)) {
     if (present.has(id)) continue;
     const head = await loadHead(root, id);
-    status.pending.removed += head ? Object.keys(head.files).length : 0;
+    status.pending.removed += head ? head.files.size : 0;
   }
   const { vectorStatus } = await import('../vectors/status.js');
   status.vector_work = await vectorStatus(root, onDisk);

@@ -17,7 +17,8 @@ import { crashPoint } from '../mutation/crash.js';
 import { syncNotes } from './notes/index.js';
 import { readOrNull } from '../soft-fs.js';
 import { indexCap } from './current.js';
-import { chunkIdsOf, diffByStat, hashFile, listTopicFiles, looksBinary, sha256Hex, type FileEntry } from './scan.js';
+import type { FileEntry } from './file-table.js';
+import { chunkIdsOf, diffByStat, hashFile, listTopicFiles, looksBinary, sha256Hex } from './scan.js';
 import { saveSegmentLex, SegmentWriter } from './segments.js';
 import {
   emptyHead,
@@ -141,7 +142,7 @@ export async function listIndexedTopics(root: string): Promise<string[]> {
 
 function countsOf(head: TopicHead): TopicSyncCounts {
   return {
-    files: Object.keys(head.files).length,
+    files: head.files.size,
     chunks: liveChunkCount(head),
     added: 0,
     changed: 0,
@@ -172,10 +173,11 @@ async function syncTopic(ctx: Ctx, id: string): Promise<TopicSyncCounts> {
       diff.removed.push(path);
       continue;
     }
-    if (h.sha256 === head.files[path]!.sha256) {
+    const known = head.files.get(path)!;
+    if (h.sha256 === known.sha256) {
       const st = onDisk.get(path)!;
-      if (!touched) head.files = { ...head.files };
-      head.files[path] = { ...head.files[path]!, size: st.size, mtimeMs: st.mtimeMs };
+      if (!touched) head.files = head.files.clone();
+      head.files.set(path, { ...known, size: st.size, mtimeMs: st.mtimeMs });
       touched = true;
     } else {
       changed.set(path, h.bytes);
@@ -190,8 +192,8 @@ async function syncTopic(ctx: Ctx, id: string): Promise<TopicSyncCounts> {
     fetchedHashes ??= readManifest(dir).then((recs) => new Map(recs.map((r) => [r.path, r.sha256])));
     return (await fetchedHashes).get(path) === sha256;
   };
-  for (const [path, entry] of Object.entries(head.files)) {
-    if (entry.skipped !== 'too-large' || changed.has(path) || !onDisk.has(path) || onDisk.get(path)!.size > cap) continue;
+  for (const { path, reason } of head.files.skippedFiles()) {
+    if (reason !== 'too-large' || changed.has(path) || !onDisk.has(path) || onDisk.get(path)!.size > cap) continue;
     const h = await hashFile(join(dir, path));
     if (h) changed.set(path, h.bytes);
   }
@@ -229,7 +231,7 @@ async function syncTopic(ctx: Ctx, id: string): Promise<TopicSyncCounts> {
   const next: TopicHead = rebuild
     ? // Re-chunked after damage: the space it served is kept, so its vectors come back from the cache.
       { ...emptyHead(id), generation: gen, vectors: storedHead?.vectors ?? (await servedSpace(root, id)) }
-    : { ...head, generation: gen, files: { ...head.files }, segments: [...head.segments] };
+    : { ...head, generation: gen, files: head.files.clone(), segments: [...head.segments] };
   const toIndex = rebuild ? [...onDisk.keys()] : [...diff.added, ...changed.keys()];
   const counts = countsOf(next);
   counts.repaired = repaired;
@@ -241,14 +243,14 @@ async function syncTopic(ctx: Ctx, id: string): Promise<TopicSyncCounts> {
   try {
     const dropped: string[] = [];
     for (const path of rebuild ? [] : diff.removed) {
-      const entry = next.files[path];
+      const entry = next.files.get(path);
       if (!entry) continue;
       dropped.push(...chunkIdsOf(path, entry));
-      delete next.files[path];
+      next.files.delete(path);
     }
 
     // A file keeps its role when it changes; only new files need the manifest (10k lines: ~50 ms).
-    const needManifest = toIndex.some((p) => !next.files[p]);
+    const needManifest = toIndex.some((p) => !next.files.has(p));
     // Roles only: the whole records (hashes, URLs, dates) stayed alive through the chunking.
     const roles = new Map(needManifest ? (await readManifest(dir)).map((r) => [r.path, r.role]) : []);
     const { roleForPath } = await import('../chunking/index.js');
@@ -274,11 +276,11 @@ async function syncTopic(ctx: Ctx, id: string): Promise<TopicSyncCounts> {
         }
         const st = onDisk.get(path)!;
         const bytes = changed.get(path) ?? readOrNull(join(dir, path));
-        const previous = next.files[path];
+        const previous = next.files.get(path);
         if (previous) dropped.push(...chunkIdsOf(path, previous));
         if (!bytes) {
           // Vanished since the scan: drop what we had; the next sync sees whatever replaced it.
-          delete next.files[path];
+          next.files.delete(path);
           continue;
         }
         const role = roles.get(path) ?? previous?.role ?? roleForPath(path);
@@ -317,7 +319,7 @@ async function syncTopic(ctx: Ctx, id: string): Promise<TopicSyncCounts> {
     forgetTopicIndex(root, id); // the in-memory state may be half-updated
     throw err;
   }
-  counts.files = Object.keys(next.files).length;
+  counts.files = next.files.size;
   counts.chunks = liveChunkCount(next);
   counts.vectors = next.vectors?.count ?? 0;
   return counts;

@@ -13,15 +13,18 @@ import { join } from 'node:path';
 import { statOrNull } from '../file-memo.js';
 import { pidAlive } from '../process.js';
 import type { AnnIndex } from './ann.js';
+import { type FileEntry, FileTable } from './file-table.js';
 import { isRecord, readJsonSafeSync, topicIndexDir, writeJsonAtomic } from './layout.js';
-import type { FileEntry } from './scan.js';
 import { LiveChunks } from './live-chunks.js';
 import { TkomaError } from '../errors.js';
 import { forgetSegments, type LoadOptions, loadSegment, removeSegmentFiles, type Segment, type StoredChunk } from './segments.js';
 
 // 2: segments; 3: chunk counts instead of id lists; 4: chunker of issue 12 (test blocks, roles,
-// no scraps); 5: binary segment records (seg-<g>.rec), so indexes with JSON records are rebuilt.
-const TOPIC_FORMAT = 5;
+// no scraps); 5: binary segment records (seg-<g>.rec), so indexes with JSON records are rebuilt;
+// 6: the file table as columns (file-table.ts). A format 5 head is still read (its table is the
+// same data), and the next sync that writes it writes format 6.
+const TOPIC_FORMAT = 6;
+const OLDER_TABLE_FORMAT = 5;
 
 export interface VectorState {
   key: string;
@@ -45,7 +48,7 @@ export interface TopicHead {
   segments: SegmentInfo[];
   /** Generation of the hnsw part, null when there is none. */
   ann: number | null;
-  files: Record<string, FileEntry>;
+  files: FileTable;
   vectors: VectorState | null;
 }
 
@@ -68,19 +71,28 @@ export interface TopicIndex {
 const headFile = (root: string, id: string): string => join(topicIndexDir(root, id), 'head.json');
 export const annMetaFile = (root: string, id: string): string => join(topicIndexDir(root, id), 'ann.json');
 
-function isHead(v: unknown): v is TopicHead {
-  if (!isRecord(v) || v.format !== TOPIC_FORMAT || typeof v.topic !== 'string' || typeof v.generation !== 'number') return false;
-  if (!Array.isArray(v.segments) || !v.segments.every((s) => isRecord(s) && typeof s.gen === 'number' && typeof s.docs === 'number')) return false;
-  if (v.ann !== null && typeof v.ann !== 'number') return false;
-  if (!isRecord(v.files)) return false;
-  for (const f of Object.values(v.files)) {
-    if (!isRecord(f) || typeof f.sha256 !== 'string' || typeof f.size !== 'number' || typeof f.chunkCount !== 'number') return false;
+/** The head stored in head.json, checked; null when it is of another format or damaged. */
+function decodeHead(v: unknown): TopicHead | null {
+  if (!isRecord(v) || (v.format !== TOPIC_FORMAT && v.format !== OLDER_TABLE_FORMAT) || typeof v.topic !== 'string' || typeof v.generation !== 'number') return null;
+  if (!Array.isArray(v.segments) || !v.segments.every((s) => isRecord(s) && typeof s.gen === 'number' && typeof s.docs === 'number')) return null;
+  if (v.ann !== null && typeof v.ann !== 'number') return null;
+  if (!(v.vectors === null || (isRecord(v.vectors) && typeof v.vectors.key === 'string'))) return null;
+  const files = v.format === TOPIC_FORMAT ? FileTable.decode(v.files) : olderTable(v.files);
+  if (!files) return null;
+  return { ...(v as unknown as TopicHead), format: TOPIC_FORMAT, files };
+}
+
+/** A format 5 file table: one object per file. */
+function olderTable(v: unknown): FileTable | null {
+  if (!isRecord(v)) return null;
+  for (const f of Object.values(v)) {
+    if (!isRecord(f) || typeof f.sha256 !== 'string' || typeof f.size !== 'number' || typeof f.chunkCount !== 'number') return null;
   }
-  return v.vectors === null || (isRecord(v.vectors) && typeof v.vectors.key === 'string');
+  return FileTable.fromEntries(v as Record<string, FileEntry>);
 }
 
 export async function loadHead(root: string, id: string): Promise<TopicHead | null> {
-  const head = readJsonSafeSync(headFile(root, id), isHead);
+  const head = decodeHead(readJsonSafeSync(headFile(root, id), isRecord));
   return head && head.topic === id ? head : null;
 }
 
@@ -122,14 +134,12 @@ export function nextGeneration(previous: number | undefined): number {
 }
 
 export function emptyHead(id: string): TopicHead {
-  return { format: TOPIC_FORMAT, topic: id, generation: 0, segments: [], ann: null, files: {}, vectors: null };
+  return { format: TOPIC_FORMAT, topic: id, generation: 0, segments: [], ann: null, files: FileTable.empty(), vectors: null };
 }
 
 /** Live chunks per file of `head`, as a count: what compaction and status report. */
 export function liveChunkCount(head: TopicHead): number {
-  let n = 0;
-  for (const f of Object.values(head.files)) n += f.chunkCount;
-  return n;
+  return head.files.chunkTotal();
 }
 
 // Processes that search repeatedly (watch, tests, a daemon) keep the last assembled states; the

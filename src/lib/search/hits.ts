@@ -199,7 +199,7 @@ async function linesOf(kept: readonly Kept[], refs: Map<string, ChunkRef>, texts
 async function widen(kept: Kept[], refs: Map<string, ChunkRef>, context: HitContext): Promise<void> {
   for (const k of kept) {
     const { index } = k.ref.opened;
-    const count = index.head.files[k.h.path]?.chunkCount ?? 0;
+    const count = index.head.files.get(k.h.path)?.chunkCount ?? 0;
     const chunks: ChunkSpan[] = [];
     for (let i = 0; i < count; i++) {
       const c = index.chunks.get(`${k.h.path}#${i}`);

@@ -101,8 +101,7 @@ export async function liveRecords(root: string, topic: string, head: TopicHead):
     const records = await readSegmentRecords(root, topic, s.gen);
     if (!records) return null;
     for (const r of records) {
-      const f = Object.hasOwn(head.files, r.path) ? head.files[r.path] : undefined;
-      if (f && f.seg === s.gen) out.push(r);
+      if (head.files.get(r.path)?.seg === s.gen) out.push(r);
     }
   }
   return out;

@@ -1,0 +1,241 @@
+/**
+ * A topic's file table: every reference file with the size and mtime the index saw, its hash,
+ * role, chunk count and segment. Every cold search reads it to check that no file moved; stored
+ * as one JSON object per file (940 KB at SciFact scale) reading and parsing it took ~15 ms and
+ * left 5k objects for the GC to copy. On disk it is columns instead (head.json format 6): one
+ * array per field and the hashes as one string, parsed in ~2 ms, and a search looks rows up
+ * without making an object per file.
+ *
+ * A table read from disk is read-only columns; the first set() or delete() turns it into a Map of
+ * entries (what a sync edits). Entries handed out or taken in are values: never change one that
+ * is in a table, set() a new one.
+ */
+import type { Role } from '../chunking/types.js';
+
+export interface FileStat {
+  size: number;
+  mtimeMs: number;
+}
+
+export type SkipReason = 'binary' | 'too-large' | 'unchunkable';
+
+/** One row of a topic's file table. */
+export interface FileEntry extends FileStat {
+  sha256: string;
+  role: Role;
+  /** Number of chunks; their ids are `<path>#0` … `<path>#<n-1>` (see chunkIdsOf). */
+  chunkCount: number;
+  /** Why a file holds no chunks although it has content. */
+  skipped?: SkipReason;
+  /** Generation of the index segment holding this file's chunks (absent when it has none). */
+  seg?: number;
+}
+
+/** The table as head.json stores it: rows sorted by path. */
+export interface FileColumns {
+  path: string[];
+  size: number[];
+  mtimeMs: number[];
+  /** 64 hex digits per row, concatenated: one string parses far faster than 5k. */
+  sha256: string;
+  role: Role[];
+  chunkCount: number[];
+  /** 0 when the file has no chunks in any segment. */
+  seg: number[];
+  /** Only the rows that were skipped, by path. */
+  skipped: Record<string, SkipReason>;
+}
+
+const SHA_HEX = 64;
+const ROLES: ReadonlySet<string> = new Set<Role>(['docs', 'example', 'code', 'test']);
+const SKIP_REASONS: ReadonlySet<string> = new Set<SkipReason>(['binary', 'too-large', 'unchunkable']);
+
+interface Columns extends FileColumns {
+  /** Row of each path, built with the table (decode checks the paths are distinct). */
+  rows: Map<string, number>;
+}
+
+export class FileTable {
+  private constructor(
+    private cols: Columns | null,
+    private map: Map<string, FileEntry> | null,
+  ) {}
+
+  static empty(): FileTable {
+    return new FileTable(null, new Map());
+  }
+
+  /** A table of these entries (a format 5 head's object of objects, a test's table). */
+  static fromEntries(entries: Iterable<readonly [string, FileEntry]> | Readonly<Record<string, FileEntry>>): FileTable {
+    const list = Symbol.iterator in entries ? (entries as Iterable<readonly [string, FileEntry]>) : Object.entries(entries);
+    return new FileTable(null, new Map(list));
+  }
+
+  /**
+   * The columns head.json stores, checked: null when anything is off (a column of another length
+   * or type, a repeated path, a hash string of the wrong size), so the caller treats the head as
+   * damaged. Indexed loops: this runs once per process, before the JIT has compiled anything.
+   */
+  static decode(v: unknown): FileTable | null {
+    if (typeof v !== 'object' || v === null) return null;
+    const c = v as Partial<Record<keyof FileColumns, unknown>>;
+    const { path, size, mtimeMs, sha256, role, chunkCount, seg, skipped } = c;
+    if (!Array.isArray(path) || !Array.isArray(size) || !Array.isArray(mtimeMs) || !Array.isArray(role) || !Array.isArray(chunkCount) || !Array.isArray(seg)) return null;
+    const n = path.length;
+    if (size.length !== n || mtimeMs.length !== n || role.length !== n || chunkCount.length !== n || seg.length !== n) return null;
+    if (typeof sha256 !== 'string' || sha256.length !== n * SHA_HEX) return null;
+    if (typeof skipped !== 'object' || skipped === null || Array.isArray(skipped)) return null;
+    const rows = new Map<string, number>();
+    for (let i = 0; i < n; i++) {
+      const p: unknown = path[i];
+      if (typeof p !== 'string' || typeof size[i] !== 'number' || typeof mtimeMs[i] !== 'number' || typeof chunkCount[i] !== 'number' || typeof seg[i] !== 'number') return null;
+      if (!ROLES.has(role[i] as string)) return null;
+      rows.set(p, i);
+    }
+    if (rows.size !== n) return null;
+    for (const [p, reason] of Object.entries(skipped)) if (!rows.has(p) || !SKIP_REASONS.has(reason as string)) return null;
+    return new FileTable({ path, size, mtimeMs, sha256, role, chunkCount, seg, skipped, rows } as Columns, null);
+  }
+
+  get size(): number {
+    return this.map ? this.map.size : this.cols!.path.length;
+  }
+
+  has(path: string): boolean {
+    return this.map ? this.map.has(path) : this.cols!.rows.has(path);
+  }
+
+  get(path: string): FileEntry | undefined {
+    if (this.map) return this.map.get(path);
+    const row = this.cols!.rows.get(path);
+    return row === undefined ? undefined : this.entryAt(row);
+  }
+
+  /** True when `path` is in the table with this size and mtime: the check every search makes per file. */
+  sameStat(path: string, size: number, mtimeMs: number): boolean {
+    if (this.map) {
+      const e = this.map.get(path);
+      return e !== undefined && e.size === size && e.mtimeMs === mtimeMs;
+    }
+    const c = this.cols!;
+    const row = c.rows.get(path);
+    return row !== undefined && c.size[row] === size && c.mtimeMs[row] === mtimeMs;
+  }
+
+  /** The chunk count of `path` when its chunks are in segment `gen`; -1 when they are not. */
+  chunkCountIn(path: string, gen: number): number {
+    if (this.map) {
+      const e = this.map.get(path);
+      return e !== undefined && e.seg === gen ? e.chunkCount : -1;
+    }
+    const c = this.cols!;
+    const row = c.rows.get(path);
+    // 0 in the column is "no segment", never a generation.
+    return row !== undefined && c.seg[row] !== 0 && c.seg[row] === gen ? c.chunkCount[row]! : -1;
+  }
+
+  /** Files that have chunks. */
+  filesWithChunks(): number {
+    let n = 0;
+    if (this.map) {
+      for (const e of this.map.values()) if (e.chunkCount > 0) n++;
+    } else {
+      const counts = this.cols!.chunkCount;
+      for (let i = 0; i < counts.length; i++) if (counts[i]! > 0) n++;
+    }
+    return n;
+  }
+
+  /** Chunks of every file. */
+  chunkTotal(): number {
+    let n = 0;
+    if (this.map) {
+      for (const e of this.map.values()) n += e.chunkCount;
+    } else {
+      const counts = this.cols!.chunkCount;
+      for (let i = 0; i < counts.length; i++) n += counts[i]!;
+    }
+    return n;
+  }
+
+  /** The files left without chunks although they have content, in table order. */
+  skippedFiles(): { path: string; reason: SkipReason; size: number }[] {
+    if (this.map) {
+      const out: { path: string; reason: SkipReason; size: number }[] = [];
+      for (const [path, e] of this.map) if (e.skipped) out.push({ path, reason: e.skipped, size: e.size });
+      return out;
+    }
+    const c = this.cols!;
+    return Object.entries(c.skipped)
+      .map(([path, reason]) => ({ path, reason, size: c.size[c.rows.get(path)!]! }))
+      .sort((a, b) => c.rows.get(a.path)! - c.rows.get(b.path)!);
+  }
+
+  *entries(): IterableIterator<[string, FileEntry]> {
+    if (this.map) {
+      yield* this.map;
+      return;
+    }
+    const paths = this.cols!.path;
+    for (let i = 0; i < paths.length; i++) yield [paths[i]!, this.entryAt(i)];
+  }
+
+  paths(): IterableIterator<string> {
+    return this.map ? this.map.keys() : this.cols!.path.values();
+  }
+
+  *values(): IterableIterator<FileEntry> {
+    for (const [, e] of this.entries()) yield e;
+  }
+
+  /** A table of the same entries that this one's set() and delete() leave alone. */
+  clone(): FileTable {
+    return new FileTable(null, new Map(this.entries()));
+  }
+
+  set(path: string, entry: FileEntry): void {
+    this.editable().set(path, entry);
+  }
+
+  delete(path: string): boolean {
+    return this.editable().delete(path);
+  }
+
+  /** What JSON.stringify writes into head.json: the columns, rows sorted by path. */
+  toJSON(): FileColumns {
+    const rows = [...this.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    // Null prototype: a file named `__proto__` is a key like any other.
+    const out: FileColumns = { path: [], size: [], mtimeMs: [], sha256: '', role: [], chunkCount: [], seg: [], skipped: Object.create(null) as Record<string, SkipReason> };
+    const hashes: string[] = [];
+    for (const [path, e] of rows) {
+      out.path.push(path);
+      out.size.push(e.size);
+      out.mtimeMs.push(e.mtimeMs);
+      // A hash of any other shape would shift every row after it: such a row is written blank.
+      hashes.push(/^[0-9a-f]{64}$/.test(e.sha256) ? e.sha256 : '0'.repeat(SHA_HEX));
+      out.role.push(e.role);
+      out.chunkCount.push(e.chunkCount);
+      out.seg.push(e.seg ?? 0);
+      if (e.skipped) out.skipped[path] = e.skipped;
+    }
+    out.sha256 = hashes.join('');
+    return out;
+  }
+
+  private entryAt(row: number): FileEntry {
+    const c = this.cols!;
+    const e: FileEntry = { size: c.size[row]!, mtimeMs: c.mtimeMs[row]!, sha256: c.sha256.slice(row * SHA_HEX, (row + 1) * SHA_HEX), role: c.role[row]!, chunkCount: c.chunkCount[row]! };
+    const reason = Object.hasOwn(c.skipped, c.path[row]!) ? c.skipped[c.path[row]!] : undefined;
+    if (reason) e.skipped = reason;
+    if (c.seg[row] !== 0) e.seg = c.seg[row]!;
+    return e;
+  }
+
+  private editable(): Map<string, FileEntry> {
+    if (!this.map) {
+      this.map = new Map(this.entries());
+      this.cols = null;
+    }
+    return this.map;
+  }
+}

@@ -1,0 +1,90 @@
+import { describe, expect, it } from 'vitest';
+
+import { type FileEntry, FileTable } from '../../src/lib/index/file-table.js';
+
+const hash = (c: string): string => c.repeat(64);
+const entry = (over: Partial<FileEntry> = {}): FileEntry => ({ size: 10, mtimeMs: 1_700_000_000_123.25, sha256: hash('a'), role: 'docs', chunkCount: 2, seg: 7, ...over });
+
+/** A table as head.json would hand it back: written, parsed, decoded. */
+const roundTrip = (t: FileTable): FileTable | null => FileTable.decode(JSON.parse(JSON.stringify(t)));
+
+describe('FileTable', () => {
+  const rows: Record<string, FileEntry> = {
+    'src/z.ts': entry({ role: 'code', sha256: hash('b') }),
+    'README.md': entry({ chunkCount: 0, seg: undefined, skipped: 'too-large', size: 5_000_000 }),
+    ['__proto__']: entry({ chunkCount: 1, sha256: hash('c') }),
+    'img.png': entry({ chunkCount: 0, seg: undefined, skipped: 'binary' }),
+    'docs/a b.md': entry({ seg: 9, chunkCount: 3 }),
+  };
+  const clean = (e: FileEntry): FileEntry => Object.fromEntries(Object.entries(e).filter(([, v]) => v !== undefined)) as FileEntry;
+
+  it('writes columns sorted by path and reads back every entry as it was', () => {
+    const table = FileTable.fromEntries(rows);
+    const json = JSON.parse(JSON.stringify(table)) as { path: string[]; sha256: string; seg: number[]; skipped: Record<string, string> };
+    expect(json.path).toEqual(Object.keys(rows).sort());
+    expect(json.sha256).toHaveLength(64 * 5);
+    expect(json.seg[json.path.indexOf('img.png')]).toBe(0);
+    expect(json.skipped).toEqual({ 'README.md': 'too-large', 'img.png': 'binary' });
+    const back = roundTrip(table)!;
+    expect(back.size).toBe(5);
+    for (const [path, e] of Object.entries(rows)) expect(back.get(path), path).toEqual(clean(e));
+    expect(Object.fromEntries(back.entries())).toEqual(Object.fromEntries(Object.entries(rows).map(([p, e]) => [p, clean(e)])));
+    expect(back.get('constructor')).toBeUndefined();
+    expect(back.has('toString')).toBe(false);
+  });
+
+  it('answers the reader checks the same from columns and from entries', () => {
+    for (const table of [FileTable.fromEntries(rows), roundTrip(FileTable.fromEntries(rows))!]) {
+      expect(table.sameStat('src/z.ts', 10, 1_700_000_000_123.25)).toBe(true);
+      expect(table.sameStat('src/z.ts', 10, 1_700_000_000_123.5)).toBe(false);
+      expect(table.sameStat('src/z.ts', 11, 1_700_000_000_123.25)).toBe(false);
+      expect(table.sameStat('gone.md', 10, 1_700_000_000_123.25)).toBe(false);
+      expect(table.chunkCountIn('docs/a b.md', 9)).toBe(3);
+      expect(table.chunkCountIn('docs/a b.md', 7)).toBe(-1);
+      expect(table.chunkCountIn('img.png', 0)).toBe(-1);
+      expect(table.filesWithChunks()).toBe(3);
+      expect(table.chunkTotal()).toBe(6);
+      expect(table.skippedFiles().map((s) => [s.path, s.reason, s.size]).sort()).toEqual([['README.md', 'too-large', 5_000_000], ['img.png', 'binary', 10]]);
+    }
+  });
+
+  it('refuses damaged columns: lengths, types, repeated paths, hashes, roles, reasons', () => {
+    const good = JSON.parse(JSON.stringify(FileTable.fromEntries(rows))) as Record<string, unknown>;
+    expect(FileTable.decode(good)).not.toBeNull();
+    const bad: [string, (c: Record<string, unknown[] | string | object>) => void][] = [
+      ['short size column', (c) => (c.size as unknown[]).pop()],
+      ['string size', (c) => ((c.size as unknown[])[1] = '10')],
+      ['null mtime', (c) => ((c.mtimeMs as unknown[])[0] = null)],
+      ['repeated path', (c) => ((c.path as unknown[])[1] = (c.path as unknown[])[0])],
+      ['number path', (c) => ((c.path as unknown[])[2] = 3)],
+      ['hashes cut short', (c) => (c.sha256 = (c.sha256 as string).slice(1))],
+      ['unknown role', (c) => ((c.role as unknown[])[0] = 'prose')],
+      ['skipped file not in the table', (c) => (c.skipped = { 'nowhere.md': 'binary' })],
+      ['unknown reason', (c) => (c.skipped = { 'img.png': 'huge' })],
+      ['seg missing', (c) => delete c.seg],
+      ['chunk counts not an array', (c) => (c.chunkCount = {})],
+    ];
+    for (const [what, damage] of bad) {
+      const copy = structuredClone(good) as Record<string, unknown[] | string | object>;
+      damage(copy);
+      expect(FileTable.decode(copy), what).toBeNull();
+    }
+    expect(FileTable.decode(null)).toBeNull();
+    expect(FileTable.decode([])).toBeNull();
+  });
+
+  it('edits a copy: clone, set and delete leave the table read from disk as it was', () => {
+    const stored = roundTrip(FileTable.fromEntries(rows))!;
+    const next = stored.clone();
+    next.set('src/z.ts', entry({ size: 99 }));
+    next.set('new.md', entry({ seg: 11 }));
+    expect(next.delete('img.png')).toBe(true);
+    expect(next.delete('img.png')).toBe(false);
+    expect(next.size).toBe(5);
+    expect(next.get('src/z.ts')!.size).toBe(99);
+    expect(stored.get('src/z.ts')!.size).toBe(10);
+    expect(stored.has('new.md')).toBe(false);
+    expect(stored.has('img.png')).toBe(true);
+    expect(roundTrip(next)!.get('new.md')).toEqual(entry({ seg: 11 }));
+  });
+});
