@@ -3,12 +3,18 @@ import { chmodSync, mkdirSync, symlinkSync, utimesSync, writeFileSync } from 'no
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 
-import { listingByFind, parseFindListing, prefetchListing, takePrefetchedListing } from '../../src/lib/index/listing-prefetch.js';
+import { FindListing, listingByFind, parseFindListing, prefetchListing, takePrefetchedListing } from '../../src/lib/index/listing-prefetch.js';
 import type { FileStat } from '../../src/lib/index/file-table.js';
 import { sameFilesByListing } from '../../src/lib/index/scan.js';
 import { tableOf } from '../helpers/file-table.js';
 import { walkFiles } from '../../src/lib/index/walk.js';
 import { tmpDir } from '../helpers/fixtures.js';
+
+/** Every file a listing holds. */
+function mapOf(listing: FindListing | null): Map<string, FileStat> | null {
+  const out = new Map<string, FileStat>();
+  return listing?.each((rel, size, mtimeMs) => out.set(rel, { size, mtimeMs }) !== null) ? out : null;
+}
 
 /** What the in-process walk sees: the reference the find listing must equal. */
 function walked(dir: string): Map<string, FileStat> {
@@ -37,6 +43,38 @@ describe('parseFindListing (pure)', () => {
     expect(parseFindListing('12 -5.0000000000 a.md\0')).toBeNull();
     expect(parseFindListing('12 1795501203 a.md\0')).toBeNull();
     expect(parseFindListing('x 1795501203.5036673830 a.md\0')).toBeNull();
+    expect(parseFindListing('12 1795501203.50366738 a.md\0')).toBeNull(); // under nine digits
+    expect(parseFindListing('12 1795501203.503667383 \0')).toBeNull(); // no path
+    expect(parseFindListing('12 1795501203.503667383a.md\0')).toBeNull();
+    expect(parseFindListing('1234567890123456 1.000000000 a.md\0')).toBeNull(); // too many digits to read exactly
+    expect(parseFindListing('1 1.000000000 a.md\0' + '2 2.000000000 b.md')).toBeNull(); // good, then cut off
+  });
+
+  it('reads every record exactly as the regular expression it replaced (property)', () => {
+    const reference = (text: string): Map<string, FileStat> | null => {
+      const out = new Map<string, FileStat>();
+      const records = text.split('\0');
+      if (records.pop() !== '') return null;
+      for (const record of records) {
+        const m = /^(\d+) (\d+)\.(\d{9})\d* (.+)$/s.exec(record);
+        if (!m) return null;
+        out.set(m[4]!, { size: Number(m[1]), mtimeMs: Number(m[2]) * 1e3 + Number(m[3]) / 1e6 });
+      }
+      return out;
+    };
+    let seed = 7;
+    const rand = (n: number): number => ((seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) % n);
+    const pieces = ['0', '7', '12', '1795501203', '.', ' ', '503667383', '5036673830', 'a', 'b c', 'x\ny', '-', 'ü', ''];
+    for (let i = 0; i < 3000; i++) {
+      let text = '';
+      const records = 1 + rand(3);
+      for (let r = 0; r < records; r++) {
+        const good = rand(4) > 0;
+        text += good ? `${rand(100_000)} ${1_700_000_000 + rand(99_999_999)}.${String(rand(1e9)).padStart(9, '0')}${'0'.repeat(rand(2))} f${rand(50)}.md` : Array.from({ length: rand(6) }, () => pieces[rand(pieces.length)]).join('');
+        if (r < records - 1 || rand(8) > 0) text += '\0';
+      }
+      expect(parseFindListing(text), JSON.stringify(text)).toEqual(reference(text));
+    }
   });
 });
 
@@ -67,7 +105,7 @@ describe('listingByFind (a real find against the walk)', () => {
   afterEach(() => tmp.cleanup());
 
   it('lists exactly what walkFiles visits, with the same size and mtime numbers', async () => {
-    const byFind = await listingByFind(dir);
+    const byFind = mapOf(await listingByFind(dir));
     const byWalk = walked(dir);
     expect([...byWalk.keys()].sort()).toEqual(['README.md', 'src/Größe – ü.md', 'src/a.tmp-x', 'src/a.ts', 'src/deep/b c.py', 'src/deep/new\nline.md', 'topic.md']);
     expect(byFind).toEqual(byWalk);
@@ -86,7 +124,10 @@ describe('listingByFind (a real find against the walk)', () => {
     const { 'src/a.ts': _dropped, ...fewer } = table;
     expect(sameFilesByListing(listing, tableOf(fewer))).toBe(false);
     expect(sameFilesByListing(listing, tableOf({ ...table, 'README.md': { size: 9, mtimeMs: 3_000_001 } }))).toBe(false);
-    expect(sameFilesByListing(new Map([['constructor', { size: 1, mtimeMs: 1 }]]), tableOf({}))).toBe(false);
+    expect(sameFilesByListing(new FindListing('1 0.0010000000 constructor\0'), tableOf({}))).toBe(false);
+    // Unreadable past the first difference or not, a listing that cannot be read says so.
+    expect(sameFilesByListing(new FindListing('1 0.001 a.md\0'), tableOf({}))).toBeNull();
+    expect(sameFilesByListing(new FindListing(''), tableOf({}))).toBe(true);
   });
 
   it('hands a prefetched listing over once, and only for the folder it was started for', async () => {
@@ -94,7 +135,7 @@ describe('listingByFind (a real find against the walk)', () => {
     expect(takePrefetchedListing(join(tmp.path, 'other'))).toBeNull();
     const taken = takePrefetchedListing(dir);
     expect(taken).not.toBeNull();
-    expect(await taken).toEqual(walked(dir));
+    expect(mapOf(await taken)).toEqual(walked(dir));
     expect(takePrefetchedListing(dir)).toBeNull();
   });
 

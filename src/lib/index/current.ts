@@ -44,7 +44,7 @@ export async function lexicallyCurrent(root: string, topicIds: string[]): Promis
     if (!head) return false;
     const dir = join(referencesDir(root), id);
     const listing = await takePrefetchedListing(dir);
-    if (!(listing ? sameFilesByListing(listing, head.files) : sameFilesByStat(dir, head.files))) return false;
+    if (!((listing && sameFilesByListing(listing, head.files)) ?? sameFilesByStat(dir, head.files))) return false;
     // A file left out as too large that a raised `limits.max_file_bytes` now admits.
     for (const skipped of head.files.skippedFiles()) {
       if (skipped.reason !== 'too-large') continue;

@@ -14,9 +14,6 @@ import type { Socket } from 'node:net';
 import type { FileStat } from './file-table.js';
 import { TEMP_NAME_PATTERN } from './walk.js';
 
-/** Regular files by POSIX path relative to the listed folder, with what lstat would say of them. */
-export type Listing = Map<string, FileStat>;
-
 /**
  * `find` arguments that list what walkFiles visits: regular files only, no link followed (find's
  * default -P), no `.git` and no temp name at any depth, each as "size seconds.fraction path\0".
@@ -25,25 +22,76 @@ export function findArgs(dir: string): string[] {
   return [dir, '-mindepth', '1', '(', '-name', '.git', '-o', '-regextype', 'posix-extended', '-regex', `.*/[^/]*${TEMP_NAME_PATTERN}`, ')', '-prune', '-o', '-type', 'f', '-printf', '%s %T@ %P\\0'];
 }
 
+const DIGIT_0 = 0x30;
+const DIGIT_9 = 0x39;
+/** More digits than this may not be read exactly: such a record is left to the walk. */
+const MAX_DIGITS = 15;
+
 /**
- * Pure: find's output as a listing, or null when any record is not what findArgs asks for. The
- * time is rebuilt as Node builds mtimeMs (seconds × 1e3 + nanoseconds / 1e6), so the numbers
- * compare equal with the ones the index recorded from lstat.
+ * find's answer, read record by record while it is compared with the file table: no map of
+ * every file is made first (at SciFact scale that map, its regex matches and the split were most
+ * of the listing's cost and garbage).
  */
-export function parseFindListing(text: string): Listing | null {
-  const listing: Listing = new Map();
-  const records = text.split('\0');
-  if (records.pop() !== '') return null; // every record ends with \0: a cut-off answer does not
-  for (const record of records) {
-    const m = /^(\d+) (\d+)\.(\d{9})\d* (.+)$/s.exec(record);
-    if (!m) return null; // a time before 1970, say: let the walk decide
-    listing.set(m[4]!, { size: Number(m[1]), mtimeMs: Number(m[2]) * 1e3 + Number(m[3]) / 1e6 });
+export class FindListing {
+  constructor(private readonly text: string) {}
+
+  /**
+   * Calls `visit` with each file's path, size and mtime, in find's order, until it answers false
+   * (then false). Null when a record is not what findArgs asks for ("size seconds.fraction
+   * path\0", the fraction at least nine digits, a time after 1970, the answer not cut off):
+   * nothing the listing says can be trusted then. The time is built as Node builds mtimeMs
+   * (seconds × 1e3 + nanoseconds / 1e6), so it compares equal with what the index recorded.
+   */
+  each(visit: (rel: string, size: number, mtimeMs: number) => boolean): boolean | null {
+    const t = this.text;
+    let at = 0;
+    // Each number is read digit by digit: substrings and Number() per record were the garbage.
+    const digits = (from: number, end: number): number => {
+      let i = from;
+      while (i < end && i - from <= MAX_DIGITS) {
+        const c = t.charCodeAt(i);
+        if (c < DIGIT_0 || c > DIGIT_9) break;
+        i++;
+      }
+      return i;
+    };
+    const value = (from: number, to: number): number => {
+      let v = 0;
+      for (let i = from; i < to; i++) v = v * 10 + (t.charCodeAt(i) - DIGIT_0);
+      return v;
+    };
+    while (at < t.length) {
+      const end = t.indexOf('\0', at);
+      if (end < 0) return null; // cut off: every record ends with \0
+      const sizeEnd = digits(at, end);
+      if (sizeEnd === at || sizeEnd - at > MAX_DIGITS || t[sizeEnd] !== ' ') return null;
+      const secAt = sizeEnd + 1;
+      const secEnd = digits(secAt, end);
+      if (secEnd === secAt || secEnd - secAt > MAX_DIGITS || t[secEnd] !== '.') return null;
+      const fracAt = secEnd + 1;
+      let fracEnd = fracAt;
+      while (fracEnd < end && t.charCodeAt(fracEnd) >= DIGIT_0 && t.charCodeAt(fracEnd) <= DIGIT_9) fracEnd++;
+      if (fracEnd - fracAt < 9 || t[fracEnd] !== ' ' || fracEnd + 1 >= end) return null;
+      const mtimeMs = value(secAt, secEnd) * 1e3 + value(fracAt, fracAt + 9) / 1e6;
+      if (!visit(t.slice(fracEnd + 1, end), value(at, sizeEnd), mtimeMs)) return false;
+      at = end + 1;
+    }
+    return true;
   }
-  return listing;
+}
+
+/** Pure: find's output as a map of every file, or null when any record is unreadable (see each). */
+export function parseFindListing(text: string): Map<string, FileStat> | null {
+  const out = new Map<string, FileStat>();
+  const read = new FindListing(text).each((rel, size, mtimeMs) => {
+    out.set(rel, { size, mtimeMs });
+    return true;
+  });
+  return read === null ? null : out;
 }
 
 /** Lists `dir` with `find` (null when it cannot, see the module comment). */
-export async function listingByFind(dir: string, command = 'find', onSpawn?: (child: ChildProcess) => void): Promise<Listing | null> {
+export async function listingByFind(dir: string, command = 'find', onSpawn?: (child: ChildProcess) => void): Promise<FindListing | null> {
   if (process.platform !== 'linux') return null;
   // Loaded here, not at the top: every search reads this module, few start a listing.
   const { spawn } = await import('node:child_process');
@@ -52,12 +100,12 @@ export async function listingByFind(dir: string, command = 'find', onSpawn?: (ch
     const parts: Buffer[] = [];
     child.stdout.on('data', (b: Buffer) => parts.push(b));
     child.on('error', () => resolve(null));
-    child.on('close', (code) => resolve(code === 0 ? parseFindListing(Buffer.concat(parts).toString('utf8')) : null));
+    child.on('close', (code) => resolve(code === 0 ? new FindListing(Buffer.concat(parts).toString('utf8')) : null));
     onSpawn?.(child);
   });
 }
 
-let started: { dir: string; listing: Promise<Listing | null>; wanted(): void } | null = null;
+let started: { dir: string; listing: Promise<FindListing | null>; wanted(): void } | null = null;
 
 /**
  * Starts listing `dir` now, for takePrefetchedListing to collect later in this process. Until it
@@ -95,7 +143,7 @@ export function prefetchListing(dir: string): void {
  * The listing prefetchListing started for exactly `dir`, once: a long-running process never
  * reuses an old one. Null when none was started for it.
  */
-export function takePrefetchedListing(dir: string): Promise<Listing | null> | null {
+export function takePrefetchedListing(dir: string): Promise<FindListing | null> | null {
   if (started?.dir !== dir) return null;
   const { listing, wanted } = started;
   started = null;

@@ -9,6 +9,7 @@ import { readFile } from 'node:fs/promises';
 import { SKIPPED_FILE } from '../store/skipped.js';
 import { MANIFEST_FILE, TOPIC_FILE } from '../store/topic-files.js';
 import type { FileStat, FileTable } from './file-table.js';
+import type { FindListing } from './listing-prefetch.js';
 import { walkFiles } from './walk.js';
 
 /**
@@ -28,12 +29,12 @@ export async function listTopicFiles(dir: string): Promise<Map<string, FileStat>
  * Files seen one by one against `table`: `sees` is false at the first one the table lacks or
  * records with another size or mtime; `complete` then says whether the table held no more.
  */
-function tableMatch(table: FileTable): { sees(rel: string, st: FileStat): boolean; complete(): boolean } {
+function tableMatch(table: FileTable): { sees(rel: string, size: number, mtimeMs: number): boolean; complete(): boolean } {
   let seen = 0;
   return {
-    sees: (rel, st) => {
+    sees: (rel, size, mtimeMs) => {
       seen++;
-      return table.sameStat(rel, st.size, st.mtimeMs);
+      return table.sameStat(rel, size, mtimeMs);
     },
     complete: () => seen === table.size,
   };
@@ -46,14 +47,17 @@ function tableMatch(table: FileTable): { sees(rel: string, st: FileStat): boolea
  */
 export function sameFilesByStat(dir: string, table: FileTable): boolean {
   const files = tableMatch(table);
-  return walkTopicFiles(dir, files.sees) && files.complete();
+  return walkTopicFiles(dir, (rel, st) => files.sees(rel, st.size, st.mtimeMs)) && files.complete();
 }
 
-/** Pure: sameFilesByStat's answer from a listing made elsewhere (listing-prefetch.ts, by `find`). */
-export function sameFilesByListing(listing: ReadonlyMap<string, FileStat>, table: FileTable): boolean {
+/**
+ * Pure: sameFilesByStat's answer from a listing made elsewhere (listing-prefetch.ts, by `find`);
+ * null when the listing turns out unreadable, and the caller walks instead.
+ */
+export function sameFilesByListing(listing: FindListing, table: FileTable): boolean | null {
   const files = tableMatch(table);
-  for (const [rel, st] of listing) if (!METADATA.has(rel) && !files.sees(rel, st)) return false;
-  return files.complete();
+  const all = listing.each((rel, size, mtimeMs) => METADATA.has(rel) || files.sees(rel, size, mtimeMs));
+  return all === null ? null : all && files.complete();
 }
 
 /** Names at the top of a topic folder that are metadata, not references (a path with a folder never is). */
