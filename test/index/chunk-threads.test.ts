@@ -43,8 +43,9 @@ function indexBytes(root: string): Record<string, string> {
     const ext = name.slice(name.lastIndexOf('.') + 1);
     const raw = readFileSync(join(dir, name));
     if (name === 'head.json') {
-      const head = JSON.parse(raw.toString('utf8')) as { files: { mtimeMs: number[]; seg: number[] } };
-      out.files = JSON.stringify({ ...head.files, mtimeMs: head.files.mtimeMs.map(() => 0), seg: head.files.seg.map((g) => (g === 0 ? 0 : 1)) });
+      const head = JSON.parse(raw.toString('utf8')) as { files: { mtimeMs: number[]; seg: number[]; listing?: string } };
+      // The listing digest covers the mtimes too.
+      out.files = JSON.stringify({ ...head.files, mtimeMs: head.files.mtimeMs.map(() => 0), seg: head.files.seg.map((g) => (g === 0 ? 0 : 1)), listing: head.files.listing === undefined ? 'none' : 'some' });
     } else if (ext === 'rec') {
       // The records file's header carries the generation (a little-endian f64 at byte 32).
       const copy = Buffer.from(raw);

@@ -87,4 +87,15 @@ describe('FileTable', () => {
     expect(stored.has('img.png')).toBe(true);
     expect(roundTrip(next)!.get('new.md')).toEqual(entry({ seg: 11 }));
   });
+
+  it('keeps a listing digest through head.json, and drops it on a clone or an edit', () => {
+    const table = FileTable.fromEntries(rows);
+    expect(roundTrip(table)!.listingDigest).toBeNull();
+    table.listingDigest = 'abc=';
+    const back = roundTrip(table)!;
+    expect(back.listingDigest).toBe('abc=');
+    expect(back.clone().listingDigest).toBeNull();
+    back.delete('nowhere.md');
+    expect(back.listingDigest).toBeNull();
+  });
 });

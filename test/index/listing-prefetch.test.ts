@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 
 import { FindListing, listingByFind, parseFindListing, prefetchListing, takePrefetchedListing } from '../../src/lib/index/listing-prefetch.js';
 import type { FileStat } from '../../src/lib/index/file-table.js';
-import { sameFilesByListing } from '../../src/lib/index/scan.js';
+import { sameFilesByListing, stampListing } from '../../src/lib/index/scan.js';
 import { tableOf } from '../helpers/file-table.js';
 import { walkFiles } from '../../src/lib/index/walk.js';
 import { tmpDir } from '../helpers/fixtures.js';
@@ -124,10 +124,34 @@ describe('listingByFind (a real find against the walk)', () => {
     const { 'src/a.ts': _dropped, ...fewer } = table;
     expect(sameFilesByListing(listing, tableOf(fewer))).toBe(false);
     expect(sameFilesByListing(listing, tableOf({ ...table, 'README.md': { size: 9, mtimeMs: 3_000_001 } }))).toBe(false);
-    expect(sameFilesByListing(new FindListing('1 0.0010000000 constructor\0'), tableOf({}))).toBe(false);
+    expect(sameFilesByListing(new FindListing(Buffer.from('1 0.0010000000 constructor\0')), tableOf({}))).toBe(false);
     // Unreadable past the first difference or not, a listing that cannot be read says so.
-    expect(sameFilesByListing(new FindListing('1 0.001 a.md\0'), tableOf({}))).toBeNull();
-    expect(sameFilesByListing(new FindListing(''), tableOf({}))).toBe(true);
+    expect(sameFilesByListing(new FindListing(Buffer.from('1 0.001 a.md\0')), tableOf({}))).toBeNull();
+    expect(sameFilesByListing(new FindListing(Buffer.alloc(0)), tableOf({}))).toBe(true);
+  });
+
+  it('takes a listing byte for byte like the stamped one as the same files, and compares any other', async () => {
+    const listing = (await listingByFind(dir))!;
+    const table = tableOf(Object.fromEntries([...walked(dir)].filter(([rel]) => rel !== 'topic.md')));
+    stampListing(table, listing);
+    expect(table.listingDigest).toBe(listing.digest());
+    // The digest alone decides: a table stamped with this listing's digest but saying other
+    // things is taken at its word (what the stamp promises is that it was checked).
+    const forged = tableOf({ 'elsewhere.md': { size: 1, mtimeMs: 1 } });
+    forged.listingDigest = listing.digest();
+    expect(sameFilesByListing(listing, forged)).toBe(true);
+    // Another listing of the same files (topic.md touched: metadata) is compared record by record.
+    utimesSync(join(dir, 'topic.md'), new Date(5_000_000), new Date(5_000_000));
+    const after = (await listingByFind(dir))!;
+    expect(after.digest()).not.toBe(listing.digest());
+    expect(sameFilesByListing(after, table)).toBe(true);
+    expect(sameFilesByListing(after, forged)).toBe(false);
+    // A table that does not match is never stamped; an edit clears a stamp.
+    const wrong = tableOf({ 'README.md': { size: 1, mtimeMs: 1 } });
+    stampListing(wrong, after);
+    expect(wrong.listingDigest).toBeNull();
+    table.set('README.md', { ...table.get('README.md')!, size: 2 });
+    expect(table.listingDigest).toBeNull();
   });
 
   it('hands a prefetched listing over once, and only for the folder it was started for', async () => {

@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 
 import type { Embedder } from '../../src/lib/embedding/types.js';
-import { forgetTopicIndex, indexDir, indexStatus, liveChunkCount, loadHead, loadTopicIndex, rebuildIndex, removeTopicIndex, syncIndex, topicIndexDir } from '../../src/lib/index/service.js';
+import { forgetTopicIndex, indexDir, indexStatus, lexicallyCurrent, liveChunkCount, loadHead, loadTopicIndex, rebuildIndex, removeTopicIndex, syncIndex, topicIndexDir } from '../../src/lib/index/service.js';
+import { listingByFind } from '../../src/lib/index/listing-prefetch.js';
 import { searchReferences } from '../../src/lib/search/search.js';
 import { type EmbedServer, makeTmpRoot, SAMPLE_FILES, startBowEmbedder, writeTopic } from '../helpers/index-topics.js';
 
@@ -212,6 +213,19 @@ describe('syncIndex', () => {
     forgetTopicIndex(root);
     const again = await syncIndex(root, { embedder, verify: true });
     expect(again.topics['topic-widgetry']!.repaired).toEqual([]);
+  });
+
+  it('stamps the head with the digest of a find listing that matched it, and a search still sees an edit', async () => {
+    const dir = join(root, 'references', 'topic-widgetry');
+    await syncIndex(root, { embedder });
+    const listing = (await listingByFind(dir))!;
+    expect((await loadHead(root, 'topic-widgetry'))!.files.listingDigest).toBe(listing.digest());
+    expect(await lexicallyCurrent(root, ['topic-widgetry'])).toBe(true);
+    writeFileSync(join(dir, 'src', 'config.ts'), 'export const parseConfig = () => 42; // edited\n');
+    expect(await lexicallyCurrent(root, ['topic-widgetry'])).toBe(false);
+    const report = await syncIndex(root, { embedder });
+    expect(report.topics['topic-widgetry']).toMatchObject({ changed: 1 });
+    expect((await loadHead(root, 'topic-widgetry'))!.files.listingDigest).toBe((await listingByFind(dir))!.digest());
   });
 
   it('keeps a format 5 head (one object per file): nothing re-chunked, and the next write is format 6', async () => {

@@ -44,6 +44,8 @@ export interface FileColumns {
   seg: number[];
   /** Only the rows that were skipped, by path. */
   skipped: Record<string, SkipReason>;
+  /** See FileTable.listingDigest; absent when there is none. */
+  listing?: string;
 }
 
 const SHA_HEX = 64;
@@ -56,6 +58,14 @@ interface Columns extends FileColumns {
 }
 
 export class FileTable {
+  /**
+   * Digest of a `find` listing of the topic folder (listing-prefetch.ts) that matched this table
+   * when the sync that wrote it checked: a search whose listing has the same digest knows that
+   * nothing moved without reading a record of it. Null when there is none; any set() or delete()
+   * clears it, since the table then says something the listing was not checked against.
+   */
+  listingDigest: string | null = null;
+
   private constructor(
     private cols: Columns | null,
     private map: Map<string, FileEntry> | null,
@@ -94,7 +104,9 @@ export class FileTable {
     }
     if (rows.size !== n) return null;
     for (const [p, reason] of Object.entries(skipped)) if (!rows.has(p) || !SKIP_REASONS.has(reason as string)) return null;
-    return new FileTable({ path, size, mtimeMs, sha256, role, chunkCount, seg, skipped, rows } as Columns, null);
+    const table = new FileTable({ path, size, mtimeMs, sha256, role, chunkCount, seg, skipped, rows } as Columns, null);
+    table.listingDigest = typeof c.listing === 'string' ? c.listing : null;
+    return table;
   }
 
   get size(): number {
@@ -188,7 +200,7 @@ export class FileTable {
     for (const [, e] of this.entries()) yield e;
   }
 
-  /** A table of the same entries that this one's set() and delete() leave alone. */
+  /** A table of the same entries (and no listing digest) that this one's set() and delete() leave alone. */
   clone(): FileTable {
     return new FileTable(null, new Map(this.entries()));
   }
@@ -219,6 +231,7 @@ export class FileTable {
       if (e.skipped) out.skipped[path] = e.skipped;
     }
     out.sha256 = hashes.join('');
+    if (this.listingDigest !== null) out.listing = this.listingDigest;
     return out;
   }
 
@@ -232,6 +245,7 @@ export class FileTable {
   }
 
   private editable(): Map<string, FileEntry> {
+    this.listingDigest = null;
     if (!this.map) {
       this.map = new Map(this.entries());
       this.cols = null;

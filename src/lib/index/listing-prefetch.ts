@@ -9,6 +9,7 @@
  * (find exits non-zero), a name or time this parser does not read exactly as Node would.
  */
 import type { ChildProcess } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import type { Socket } from 'node:net';
 
 import type { FileStat } from './file-table.js';
@@ -33,7 +34,14 @@ const MAX_DIGITS = 15;
  * of the listing's cost and garbage).
  */
 export class FindListing {
-  constructor(private readonly text: string) {}
+  private decoded: string | null = null;
+
+  constructor(private readonly bytes: Buffer) {}
+
+  /** Of the bytes find wrote: equal digests, equal listings (see FileTable.listingDigest). */
+  digest(): string {
+    return createHash('sha256').update(this.bytes).digest('base64');
+  }
 
   /**
    * Calls `visit` with each file's path, size and mtime, in find's order, until it answers false
@@ -43,7 +51,7 @@ export class FindListing {
    * (seconds × 1e3 + nanoseconds / 1e6), so it compares equal with what the index recorded.
    */
   each(visit: (rel: string, size: number, mtimeMs: number) => boolean): boolean | null {
-    const t = this.text;
+    const t = (this.decoded ??= this.bytes.toString('utf8'));
     let at = 0;
     // Each number is read digit by digit: substrings and Number() per record were the garbage.
     const digits = (from: number, end: number): number => {
@@ -83,7 +91,7 @@ export class FindListing {
 /** Pure: find's output as a map of every file, or null when any record is unreadable (see each). */
 export function parseFindListing(text: string): Map<string, FileStat> | null {
   const out = new Map<string, FileStat>();
-  const read = new FindListing(text).each((rel, size, mtimeMs) => {
+  const read = new FindListing(Buffer.from(text, 'utf8')).each((rel, size, mtimeMs) => {
     out.set(rel, { size, mtimeMs });
     return true;
   });
@@ -100,7 +108,7 @@ export async function listingByFind(dir: string, command = 'find', onSpawn?: (ch
     const parts: Buffer[] = [];
     child.stdout.on('data', (b: Buffer) => parts.push(b));
     child.on('error', () => resolve(null));
-    child.on('close', (code) => resolve(code === 0 ? new FindListing(Buffer.concat(parts).toString('utf8')) : null));
+    child.on('close', (code) => resolve(code === 0 ? new FindListing(Buffer.concat(parts)) : null));
     onSpawn?.(child);
   });
 }

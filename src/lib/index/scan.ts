@@ -52,12 +52,19 @@ export function sameFilesByStat(dir: string, table: FileTable): boolean {
 
 /**
  * Pure: sameFilesByStat's answer from a listing made elsewhere (listing-prefetch.ts, by `find`);
- * null when the listing turns out unreadable, and the caller walks instead.
+ * null when the listing turns out unreadable, and the caller walks instead. A listing byte for
+ * byte like the one the table was checked against when written says so without a record read.
  */
 export function sameFilesByListing(listing: FindListing, table: FileTable): boolean | null {
+  if (table.listingDigest !== null && listing.digest() === table.listingDigest) return true;
   const files = tableMatch(table);
   const all = listing.each((rel, size, mtimeMs) => METADATA.has(rel) || files.sees(rel, size, mtimeMs));
   return all === null ? null : all && files.complete();
+}
+
+/** Notes on `table` the digest of `listing` when the listing matches it (see FileTable.listingDigest). */
+export function stampListing(table: FileTable, listing: FindListing | null): void {
+  if (listing && sameFilesByListing(listing, table) === true) table.listingDigest = listing.digest();
 }
 
 /** Names at the top of a topic folder that are metadata, not references (a path with a folder never is). */

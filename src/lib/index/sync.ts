@@ -18,7 +18,8 @@ import { syncNotes } from './notes/index.js';
 import { readOrNull } from '../soft-fs.js';
 import { indexCap } from './current.js';
 import type { FileEntry } from './file-table.js';
-import { chunkIdsOf, diffByStat, hashFile, listTopicFiles, looksBinary, sha256Hex } from './scan.js';
+import { listingByFind } from './listing-prefetch.js';
+import { chunkIdsOf, diffByStat, hashFile, listTopicFiles, looksBinary, sha256Hex, stampListing } from './scan.js';
 import { saveSegmentLex, SegmentWriter } from './segments.js';
 import {
   emptyHead,
@@ -157,6 +158,9 @@ async function syncTopic(ctx: Ctx, id: string): Promise<TopicSyncCounts> {
   const { root, embedder } = ctx;
   const dir = join(referencesDir(root), id);
   ctx.onProgress?.({ topic: id, phase: 'scan', done: 0, total: 1 });
+  // find lists the folder on the other core while this sync works; the head written at the end
+  // keeps its digest when it matches, and the next cold search compares digests, not files.
+  const listing = listingByFind(dir);
   const onDisk = await listTopicFiles(dir);
   // The shared copy readers get: a search right after this sync then parses head.json once, not
   // twice. It is never mutated here; `head` gets its own file table before the first change.
@@ -200,7 +204,10 @@ async function syncTopic(ctx: Ctx, id: string): Promise<TopicSyncCounts> {
   const needVectors = embedder !== null && (!head.vectors || head.vectors.key !== embedder.key || !head.vectors.complete);
   const nothingToDo = storedHead && diff.added.length === 0 && changed.size === 0 && diff.removed.length === 0 && !needVectors;
   const quick = async (): Promise<TopicSyncCounts> => {
-    if (touched) await saveHeadOnly(root, id, head);
+    if (touched) {
+      stampListing(head.files, await listing);
+      await saveHeadOnly(root, id, head);
+    }
     return countsOf(head);
   };
   if (nothingToDo && !ctx.verify) return quick();
@@ -313,6 +320,7 @@ async function syncTopic(ctx: Ctx, id: string): Promise<TopicSyncCounts> {
       counts.embedded = v.embedded;
       if (v.error) counts.vector_error = v.error;
     }
+    stampListing(next.files, await listing);
     await saveHead(root, id, next);
   } catch (err) {
     segment?.abort();
