@@ -39,9 +39,11 @@ describe('FileTable', () => {
       expect(table.sameStat('src/z.ts', 10, 1_700_000_000_123.5)).toBe(false);
       expect(table.sameStat('src/z.ts', 11, 1_700_000_000_123.25)).toBe(false);
       expect(table.sameStat('gone.md', 10, 1_700_000_000_123.25)).toBe(false);
-      expect(table.chunkCountIn('docs/a b.md', 9)).toBe(3);
-      expect(table.chunkCountIn('docs/a b.md', 7)).toBe(-1);
-      expect(table.chunkCountIn('img.png', 0)).toBe(-1);
+      const rows = table.rowsView();
+      const row = rows.rows.get('docs/a b.md')!;
+      expect([rows.path[row], rows.chunkCount[row], rows.seg[row]]).toEqual(['docs/a b.md', 3, 9]);
+      expect(rows.seg[rows.rows.get('img.png')!]).toBe(0);
+      expect(rows.rows.has('gone.md')).toBe(false);
       expect(table.filesWithChunks()).toBe(3);
       expect(table.chunkTotal()).toBe(6);
       expect(table.skippedFiles().map((s) => [s.path, s.reason, s.size]).sort()).toEqual([['README.md', 'too-large', 5_000_000], ['img.png', 'binary', 10]]);

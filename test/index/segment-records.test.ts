@@ -63,7 +63,7 @@ describe('segment records', () => {
   });
 
   it('list one run per file, in doc order', () => {
-    expect(decode(bytes)!.runs).toEqual([
+    expect(decode(bytes)!.runs()).toEqual([
       { path: 'a.md', start: 0, count: 3 },
       { path: 'dir/b.ts', start: 3, count: 4 },
       { path: 'c.txt', start: 7, count: 1 },
@@ -129,6 +129,21 @@ describe('live chunks', () => {
     expect(LiveChunks.open(segments, table({ ...files, 'b.md': entry(3, 2) }))).toBeNull();
     expect(LiveChunks.open(segments, table({ ...files, 'gone.md': entry(1, 1) }))).toBeNull();
     expect(LiveChunks.open([segments[0]!], table(files))).toBeNull();
+  });
+
+  it('refuse a segment whose run names a path cut mid-character (a damaged string table)', () => {
+    const bytes = Buffer.from(encodeRecords(1, recordsOf([['aé', 2]], 1)));
+    const [count, , , runs] = [12, 16, 20, 24].map((at) => bytes.readUInt32LE(at)) as [number, number, number, number];
+    const runsAt = 96 + 8 * count + 4 * count * 11;
+    const stringOffsets = runsAt + 8 * runs;
+    const pathString = bytes.readUInt32LE(runsAt);
+    const at = stringOffsets + 4 * (pathString + 1);
+    bytes.writeUInt32LE(bytes.readUInt32LE(at) - 1, at); // the path now ends inside é
+    const records = decode(bytes, 1)!;
+    expect(records).not.toBeNull(); // the table as a whole is still UTF-8
+    expect(records.runs()).toBeNull();
+    expect(LiveChunks.open([{ gen: 1, records }], table({ aé: entry(2, 1) }))).toBeNull();
+    expect(LiveChunks.open([{ gen: 1, records: decode(encodeRecords(1, recordsOf([['aé', 2]], 1)), 1)! }], table({ aé: entry(2, 1) }))).not.toBeNull();
   });
 
   it('do not find a record whose ordinal disagrees with its place in its run (a damaged file)', () => {

@@ -57,6 +57,15 @@ interface Columns extends FileColumns {
   rows: Map<string, number>;
 }
 
+/** Rows by number, for readers that keep per-row state (live-chunks.ts); never changed once made. */
+export interface FileRows {
+  readonly rows: ReadonlyMap<string, number>;
+  readonly path: readonly string[];
+  readonly chunkCount: readonly number[];
+  /** 0 when the file has no chunks in any segment. */
+  readonly seg: readonly number[];
+}
+
 export class FileTable {
   /**
    * Digest of a `find` listing of the topic folder (listing-prefetch.ts) that matched this table
@@ -134,16 +143,23 @@ export class FileTable {
     return row !== undefined && c.size[row] === size && c.mtimeMs[row] === mtimeMs;
   }
 
-  /** The chunk count of `path` when its chunks are in segment `gen`; -1 when they are not. */
-  chunkCountIn(path: string, gen: number): number {
-    if (this.map) {
-      const e = this.map.get(path);
-      return e !== undefined && e.seg === gen ? e.chunkCount : -1;
+  /**
+   * The table's rows by number: its own columns when read from disk, else a copy of its entries.
+   * Either way a later set() or delete() leaves them as they are.
+   */
+  rowsView(): FileRows {
+    if (this.cols) return this.cols;
+    const rows = new Map<string, number>();
+    const paths: string[] = [];
+    const chunkCount: number[] = [];
+    const seg: number[] = [];
+    for (const [path, e] of this.map!) {
+      rows.set(path, paths.length);
+      paths.push(path);
+      chunkCount.push(e.chunkCount);
+      seg.push(e.seg ?? 0);
     }
-    const c = this.cols!;
-    const row = c.rows.get(path);
-    // 0 in the column is "no segment", never a generation.
-    return row !== undefined && c.seg[row] !== 0 && c.seg[row] === gen ? c.chunkCount[row]! : -1;
+    return { rows, path: paths, chunkCount, seg };
   }
 
   /** Files that have chunks. */

@@ -4,67 +4,73 @@
  * up front was a large part of a cold search. A file's live chunks are one run of records in one
  * segment, in ordinal order, so `<path>#<n>` is found from the path alone.
  */
-import type { FileTable } from './file-table.js';
+import type { FileRows, FileTable } from './file-table.js';
 import type { SegmentRecords, StoredChunk } from './segment-records.js';
-
-interface Run {
-  records: SegmentRecords;
-  path: string;
-  start: number;
-  count: number;
-}
 
 export class LiveChunks implements ReadonlyMap<string, StoredChunk> {
   private constructor(
-    private readonly runs: Map<string, Run>,
+    private readonly files: FileRows,
+    private readonly segments: readonly SegmentRecords[],
+    /** Per file row: the record its run starts at (-1: no live run), and in which segment. */
+    private readonly startOf: Int32Array,
+    private readonly segmentOf: Int32Array,
     readonly size: number,
   ) {}
 
   /**
    * Live chunks of `segments` (oldest first) under the file table `files`, with each segment's
    * liveness mask (1 = live). Null when the segments do not hold what the table says: a live
-   * file's chunks split in two runs, or not as many as it counts. A record that does not say it
-   * is the chunk its place in the run implies (a damaged file) is not found.
+   * file's chunks split in two runs, or not as many as it counts, or a run's path damaged. A
+   * record that does not say it is the chunk its place in the run implies (a damaged file) is
+   * not found. Per-file state lives in typed arrays by table row: this runs once per cold search,
+   * over every file, before the JIT has compiled anything.
    */
   static open(
     segments: readonly { gen: number; records: SegmentRecords }[],
-    files: FileTable,
+    table: FileTable,
   ): { chunks: LiveChunks; masks: Uint8Array[]; allLive: boolean[] } | null {
-    const runs = new Map<string, Run>();
+    const files = table.rowsView();
+    const startOf = new Int32Array(files.chunkCount.length).fill(-1);
+    const segmentOf = new Int32Array(files.chunkCount.length);
     const masks: Uint8Array[] = [];
     const allLive: boolean[] = [];
     let size = 0;
-    for (const { gen, records } of segments) {
+    let runs = 0;
+    for (let si = 0; si < segments.length; si++) {
+      const { gen, records } = segments[si]!;
       const live = new Uint8Array(records.count);
       const before = size;
-      // Indexed, not for-of: this runs once per process, mostly before the JIT has compiled it.
-      const list = records.runs;
-      for (let r = 0; r < list.length; r++) {
-        const { path, start, count } = list[r]!;
-        const chunkCount = files.chunkCountIn(path, gen);
-        if (chunkCount < 0) continue;
-        if (runs.has(path) || chunkCount !== count) return null;
+      for (let r = 0; r < records.runCount; r++) {
+        const path = records.runPath(r);
+        if (path === null) return null;
+        const row = files.rows.get(path);
+        if (row === undefined || files.seg[row] !== gen) continue;
+        const start = records.runStarts[r]!;
+        const count = records.runLength(r);
+        if (startOf[row] !== -1 || files.chunkCount[row] !== count) return null;
+        startOf[row] = start;
+        segmentOf[row] = si;
         live.fill(1, start, start + count);
-        runs.set(path, { records, path, start, count });
         size += count;
+        runs++;
       }
       masks.push(live);
       allLive.push(size - before === records.count);
     }
     // Each run is a distinct file whose count matched: any file left without one is missing.
-    if (files.filesWithChunks() !== runs.size) return null;
-    return { chunks: new LiveChunks(runs, size), masks, allLive };
+    if (table.filesWithChunks() !== runs) return null;
+    return { chunks: new LiveChunks(files, segments.map((s) => s.records), startOf, segmentOf, size), masks, allLive };
   }
 
   get(id: string): StoredChunk | undefined {
     const hash = id.lastIndexOf('#');
     if (hash < 0) return undefined;
-    const run = this.runs.get(id.slice(0, hash));
+    const row = this.files.rows.get(id.slice(0, hash));
     const digits = id.slice(hash + 1);
     const n = Number(digits);
-    if (!run || !/^(0|[1-9]\d*)$/.test(digits) || n >= run.count) return undefined;
+    if (row === undefined || this.startOf[row]! < 0 || !/^(0|[1-9]\d*)$/.test(digits) || n >= this.files.chunkCount[row]!) return undefined;
     // The run says which records are the file's; each must also say it is chunk n of it.
-    const r = run.records.record(run.start + n);
+    const r = this.segments[this.segmentOf[row]!]!.record(this.startOf[row]! + n);
     return r && r.id === id ? r : undefined;
   }
 
@@ -82,17 +88,13 @@ export class LiveChunks implements ReadonlyMap<string, StoredChunk> {
 
   /** In segment order, then doc order: the order the index used to insert them in. */
   *values(): MapIterator<StoredChunk> {
-    const bySegment = new Map<SegmentRecords, Run[]>();
-    for (const run of this.runs.values()) {
-      const list = bySegment.get(run.records);
-      if (list) list.push(run);
-      else bySegment.set(run.records, [run]);
-    }
-    for (const runs of bySegment.values()) {
-      runs.sort((a, b) => a.start - b.start);
-      for (const run of runs) {
-        for (let n = 0; n < run.count; n++) {
-          const c = this.get(`${run.path}#${n}`);
+    for (let si = 0; si < this.segments.length; si++) {
+      const rows: number[] = [];
+      for (let row = 0; row < this.startOf.length; row++) if (this.startOf[row]! >= 0 && this.segmentOf[row] === si) rows.push(row);
+      rows.sort((a, b) => this.startOf[a]! - this.startOf[b]!);
+      for (const row of rows) {
+        for (let n = 0; n < this.files.chunkCount[row]!; n++) {
+          const c = this.get(`${this.files.path[row]!}#${n}`);
           if (c) yield c;
         }
       }
