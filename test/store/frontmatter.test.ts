@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 
 import { TkomaError } from '../../src/lib/errors.js';
-import { parseTopicMd, serializeTopicMd } from '../../src/lib/store/frontmatter.js';
+import { parseTopicMd, serializeTopicMd, splitFront } from '../../src/lib/store/frontmatter.js';
 import type { TopicFront } from '../../src/lib/store/model.js';
 
 const seedExample = `+++
@@ -129,5 +129,45 @@ describe('topic.md front matter', () => {
       ),
       { numRuns: 200 },
     );
+  });
+});
+
+describe('splitFront (the fences found without splitting the text)', () => {
+  /** What parseTopicMd did before: split every line, then look for the fences. */
+  const reference = (text: string): { toml: string; body: string } | string => {
+    const lines = text.split(/\r?\n/);
+    if (lines[0]?.trim() !== '+++') return 'start';
+    const end = lines.findIndex((l, i) => i > 0 && l.trim() === '+++');
+    if (end < 0) return `unclosed:${lines.length}`;
+    return { toml: lines.slice(1, end).join('\n'), body: lines.slice(end + 1).join('\n').replace(/^\n/, '') };
+  };
+  const actual = (text: string): { toml: string; body: string } | string => {
+    try {
+      const { toml, body } = splitFront(text, 'topic.md');
+      return { toml, body };
+    } catch (err) {
+      const m = (err as TkomaError).message;
+      return m.includes('must start') ? 'start' : `unclosed:${/topic\.md:(\d+)/.exec(m)![1]}`;
+    }
+  };
+
+  it('agrees with splitting every line (property)', () => {
+    const piece = fc.constantFrom('+++', ' +++ ', '+++x', 'x+++', '++', '\n', '\r\n', '\r', 'a = 1', 'files = [', '  "a.md",', ']', '', ' ', '\u00a0+++', '+++\t', '# body');
+    fc.assert(
+      fc.property(fc.array(piece, { maxLength: 14 }), (parts) => {
+        const text = parts.join('');
+        expect(actual(text)).toEqual(reference(text));
+        const fenced = `+++\n${text}`;
+        expect(actual(fenced)).toEqual(reference(fenced));
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
+  it('reads a front matter of thousands of lines and the body after it', () => {
+    const files = Array.from({ length: 5000 }, (_, i) => `  "f${i}.md",`).join('\n');
+    const text = `+++\nid = "t"\nfiles = [\n${files}\n]\n+++\n\n# Body\n+++ not a fence here\n`;
+    expect(actual(text)).toEqual(reference(text));
+    expect((actual(text) as { body: string }).body).toBe('# Body\n+++ not a fence here\n');
   });
 });

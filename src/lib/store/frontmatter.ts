@@ -43,12 +43,40 @@ function asIsoString(value: unknown): string | undefined {
   return undefined;
 }
 
+/**
+ * The front matter's text, the body and the lines (made only when an error needs a line number).
+ * A large topic's front matter lists every file (5k lines at SciFact scale) and every cold search
+ * reads it: the closing fence is found with indexOf instead of splitting the whole text into
+ * lines. A text with CR falls back to the split, which turns CRLF into LF as it always did.
+ */
+export function splitFront(text: string, file: string): { toml: string; body: string; lines: () => string[] } {
+  let lines: string[] | null = null;
+  const allLines = (): string[] => (lines ??= text.split(/\r?\n/));
+  const firstEnd = text.indexOf('\n');
+  if (text.includes('\r') || firstEnd < 0) {
+    const all = allLines();
+    if (all[0]?.trim() !== FENCE) throw malformed(file, 1, 'topic.md must start with a `+++` line (TOML front matter)');
+    const end = all.findIndex((l, i) => i > 0 && l.trim() === FENCE);
+    if (end < 0) throw malformed(file, all.length, 'front matter is not closed by a `+++` line');
+    return { toml: all.slice(1, end).join('\n'), body: all.slice(end + 1).join('\n').replace(/^\n/, ''), lines: allLines };
+  }
+  if (text.slice(0, firstEnd).trim() !== FENCE) throw malformed(file, 1, 'topic.md must start with a `+++` line (TOML front matter)');
+  // A closing fence line holds `+++`: look only at the lines that do.
+  for (let at = text.indexOf(FENCE, firstEnd + 1); at >= 0; ) {
+    const lineStart = text.lastIndexOf('\n', at) + 1;
+    const nl = text.indexOf('\n', at);
+    const lineEnd = nl < 0 ? text.length : nl;
+    if (text.slice(lineStart, lineEnd).trim() === FENCE) {
+      const body = nl < 0 ? '' : text.slice(nl + 1).replace(/^\n/, '');
+      return { toml: text.slice(firstEnd + 1, Math.max(firstEnd + 1, lineStart - 1)), body, lines: allLines };
+    }
+    at = nl < 0 ? -1 : text.indexOf(FENCE, nl + 1);
+  }
+  throw malformed(file, allLines().length, 'front matter is not closed by a `+++` line');
+}
+
 export function parseTopicMd(text: string, file: string): ParsedTopic {
-  const lines = text.split(/\r?\n/);
-  if (lines[0]?.trim() !== FENCE) throw malformed(file, 1, 'topic.md must start with a `+++` line (TOML front matter)');
-  const end = lines.findIndex((l, i) => i > 0 && l.trim() === FENCE);
-  if (end < 0) throw malformed(file, lines.length, 'front matter is not closed by a `+++` line');
-  const tomlText = lines.slice(1, end).join('\n');
+  const { toml: tomlText, body, lines } = splitFront(text, file);
   let data: Record<string, unknown>;
   try {
     data = parseToml(tomlText) as Record<string, unknown>;
@@ -59,13 +87,12 @@ export function parseTopicMd(text: string, file: string): ParsedTopic {
     }
     throw malformed(file, 1, `invalid TOML: ${String(err)}`);
   }
-  const body = lines.slice(end + 1).join('\n').replace(/^\n/, '');
   return { front: validateFront(data, lines, file), body };
 }
 
-function validateFront(d: Record<string, unknown>, lines: string[], file: string): TopicFront {
+function validateFront(d: Record<string, unknown>, lines: () => string[], file: string): TopicFront {
   const need = (key: string, ok: boolean, what: string): void => {
-    if (!ok) throw malformed(file, lineOfKey(lines, key), `\`${key}\` ${what}`);
+    if (!ok) throw malformed(file, lineOfKey(lines(), key), `\`${key}\` ${what}`);
   };
   const str = (key: string, required = true): string | undefined => {
     const v = key.endsWith('_at') ? asIsoString(d[key]) : d[key];
