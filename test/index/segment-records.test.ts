@@ -131,6 +131,35 @@ describe('live chunks', () => {
     expect(LiveChunks.open([segments[0]!], table(files))).toBeNull();
   });
 
+  it('take each file\'s run from the table when it has them and the segments are the ones it was written for', () => {
+    const withStart = (e: FileEntry, start: number): FileEntry => ({ ...e, start });
+    const stampedFiles = { 'a.md': withStart(entry(2, 1), 0), 'b.md': withStart(entry(2, 2), 0), 'c.md': withStart(entry(1, 1), 5), 'empty.md': entry(0) };
+    let calls = 0;
+    const counting = (records: SegmentRecords): SegmentRecords =>
+      new Proxy(records, {
+        get(target, key) {
+          if (key === 'runPath') return (r: number) => (calls++, target.runPath(r));
+          const v = Reflect.get(target, key, target) as unknown;
+          return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(target) : v;
+        },
+      });
+    const ids = (r: SegmentRecords): string => r.digest.toString('base64');
+    const stampedSegments = segments.map((s) => ({ ...s, records: counting(s.records), ids: ids(s.records) }));
+    const byTable = LiveChunks.open(stampedSegments, table(stampedFiles))!;
+    expect(calls).toBe(0);
+    const byRuns = LiveChunks.open(segments, table(files))!;
+    expect([...byTable.chunks.keys()]).toEqual([...byRuns.chunks.keys()]);
+    expect(byTable.masks).toEqual(byRuns.masks);
+    expect(byTable.allLive).toEqual([false, true]);
+    // Another segment than the one the table was written for: its runs are read and matched.
+    expect(LiveChunks.open(stampedSegments.map((s) => ({ ...s, ids: ids(base) })), table(stampedFiles))).not.toBeNull();
+    expect(calls).toBeGreaterThan(0);
+    // A start past the segment's end is refused; one inside it that is wrong finds nothing.
+    expect(LiveChunks.open(stampedSegments, table({ ...stampedFiles, 'c.md': withStart(entry(1, 1), 6) }))).toBeNull();
+    const wrong = LiveChunks.open(stampedSegments, table({ ...stampedFiles, 'c.md': withStart(entry(1, 1), 4) }))!;
+    expect(wrong.chunks.get('c.md#0')).toBeUndefined();
+  });
+
   it('refuse a segment whose run names a path cut mid-character (a damaged string table)', () => {
     const bytes = Buffer.from(encodeRecords(1, recordsOf([['aé', 2]], 1)));
     const [count, , , runs] = [12, 16, 20, 24].map((at) => bytes.readUInt32LE(at)) as [number, number, number, number];

@@ -5,7 +5,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 
 import type { Embedder } from '../../src/lib/embedding/types.js';
 import { FULL_MERGE_RATIO, MAX_SEGMENTS, planCompaction } from '../../src/lib/index/compact.js';
-import { forgetTopicIndex, loadHead, rebuildIndex, syncIndex, topicIndexDir } from '../../src/lib/index/service.js';
+import { forgetTopicIndex, loadHead, loadTopicIndex, rebuildIndex, syncIndex, topicIndexDir } from '../../src/lib/index/service.js';
 import { searchReferences } from '../../src/lib/search/search.js';
 import { type EmbedServer, makeTmpRoot, startBowEmbedder, writeTopic } from '../helpers/index-topics.js';
 
@@ -106,6 +106,16 @@ describe('segmented sync', () => {
     for (const f of head.files.values()) if (f.chunkCount > 0) expect(gens.has(f.seg!)).toBe(true);
     expect(segFiles()).toEqual([...gens].flatMap((g) => [`seg-${g}.lex`, `seg-${g}.rec`, `seg-${g}.txt`]).sort());
     expect(head.vectors).toMatchObject({ complete: true, count: head.files.chunkTotal() });
+    // Every file's run is in the table and every segment carries its ids digest: the searches
+    // below find runs from the table (live-chunks.ts), through deltas and compactions.
+    for (const f of head.files.values()) if (f.chunkCount > 0) expect(f.start, JSON.stringify(f)).toBeGreaterThanOrEqual(0);
+    expect(head.segments.every((s) => typeof s.ids === 'string')).toBe(true);
+    forgetTopicIndex(root);
+    const stamped = (await loadTopicIndex(root, 'topic-gauges', head))!.index;
+    forgetTopicIndex(root); // the next load may not reuse the one above
+    const checked = (await loadTopicIndex(root, 'topic-gauges', { ...head, segments: head.segments.map(({ ids: _ids, ...s }) => s) }))!.index;
+    expect([...stamped.chunks.keys()]).toEqual([...checked.chunks.keys()]);
+    expect(stamped.segments.map((s) => [...s.live])).toEqual(checked.segments.map((s) => [...s.live]));
 
     forgetTopicIndex(root);
     const queries = ['barometer reading', 'sparkline gauge', 'widget number 33', 'round 5'];

@@ -68,7 +68,10 @@ export class ChunkPipeline {
       }
     }
     entry.chunkCount = records.length;
-    if (records.length > 0) entry.seg = this.gen;
+    if (records.length > 0) {
+      entry.seg = this.gen;
+      entry.start = this.count; // records reach the segment in this order, after the ones so far
+    }
     const lex = this.lex!;
     const counted = file?.counted;
     if (counted) {

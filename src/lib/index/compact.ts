@@ -51,16 +51,17 @@ export async function compactSegments(root: string, topic: string, head: TopicHe
   const gen = nextGeneration(head.generation);
   const picked = new Set(pick.map((s) => s.gen));
   const kept = head.segments.filter((s) => !picked.has(s.gen));
+  let ids: string | undefined;
   if (merged.length > 0) {
-    await writeSegment(root, topic, gen, merged);
-    // Entries are values (file-table.ts): each moved file gets a new one.
-    for (const r of merged) {
+    ids = (await writeSegment(root, topic, gen, merged)).records.digest.toString('base64');
+    // Entries are values (file-table.ts): each moved file gets a new one, starting at its first record.
+    merged.forEach((r, i) => {
       const f = head.files.get(r.path)!;
-      if (f.seg !== gen) head.files.set(r.path, { ...f, seg: gen });
-    }
+      if (f.seg !== gen) head.files.set(r.path, { ...f, seg: gen, start: i });
+    });
   }
   // The merged segment holds the oldest of the picked docs: it takes the front when the base was picked.
-  const mergedInfo = merged.length > 0 ? [{ gen, docs: merged.length }] : [];
+  const mergedInfo = merged.length > 0 ? [{ gen, docs: merged.length, ids: ids! }] : [];
   head.segments = picked.has(head.segments[0]!.gen) ? [...mergedInfo, ...kept] : [...kept, ...mergedInfo];
   head.generation = gen;
   return true;

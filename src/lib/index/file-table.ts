@@ -29,6 +29,11 @@ export interface FileEntry extends FileStat {
   skipped?: SkipReason;
   /** Generation of the index segment holding this file's chunks (absent when it has none). */
   seg?: number;
+  /**
+   * The record of that segment its first chunk is (its chunks are one run from there). Absent
+   * when it has no chunks, and in tables written before it was kept.
+   */
+  start?: number;
 }
 
 /** The table as head.json stores it: rows sorted by path. */
@@ -42,6 +47,11 @@ export interface FileColumns {
   chunkCount: number[];
   /** 0 when the file has no chunks in any segment. */
   seg: number[];
+  /**
+   * FileEntry.start per row (0 when it has no chunks). Written only when every file with chunks
+   * has one: a reader then finds each file's run without reading the segments' runs.
+   */
+  start?: number[];
   /** Only the rows that were skipped, by path. */
   skipped: Record<string, SkipReason>;
   /** See FileTable.listingDigest; absent when there is none. */
@@ -64,6 +74,8 @@ export interface FileRows {
   readonly chunkCount: readonly number[];
   /** 0 when the file has no chunks in any segment. */
   readonly seg: readonly number[];
+  /** FileEntry.start by row; null when some file with chunks has none. */
+  readonly start: readonly number[] | null;
 }
 
 export class FileTable {
@@ -98,22 +110,24 @@ export class FileTable {
   static decode(v: unknown): FileTable | null {
     if (typeof v !== 'object' || v === null) return null;
     const c = v as Partial<Record<keyof FileColumns, unknown>>;
-    const { path, size, mtimeMs, sha256, role, chunkCount, seg, skipped } = c;
+    const { path, size, mtimeMs, sha256, role, chunkCount, seg, skipped, start } = c;
     if (!Array.isArray(path) || !Array.isArray(size) || !Array.isArray(mtimeMs) || !Array.isArray(role) || !Array.isArray(chunkCount) || !Array.isArray(seg)) return null;
     const n = path.length;
     if (size.length !== n || mtimeMs.length !== n || role.length !== n || chunkCount.length !== n || seg.length !== n) return null;
     if (typeof sha256 !== 'string' || sha256.length !== n * SHA_HEX) return null;
     if (typeof skipped !== 'object' || skipped === null || Array.isArray(skipped)) return null;
+    if (start !== undefined && (!Array.isArray(start) || start.length !== n)) return null;
     const rows = new Map<string, number>();
     for (let i = 0; i < n; i++) {
       const p: unknown = path[i];
       if (typeof p !== 'string' || typeof size[i] !== 'number' || typeof mtimeMs[i] !== 'number' || typeof chunkCount[i] !== 'number' || typeof seg[i] !== 'number') return null;
+      if (start !== undefined && typeof start[i] !== 'number') return null;
       if (!ROLES.has(role[i] as string)) return null;
       rows.set(p, i);
     }
     if (rows.size !== n) return null;
     for (const [p, reason] of Object.entries(skipped)) if (!rows.has(p) || !SKIP_REASONS.has(reason as string)) return null;
-    const table = new FileTable({ path, size, mtimeMs, sha256, role, chunkCount, seg, skipped, rows } as Columns, null);
+    const table = new FileTable({ path, size, mtimeMs, sha256, role, chunkCount, seg, skipped, rows, ...(start ? { start } : {}) } as Columns, null);
     table.listingDigest = typeof c.listing === 'string' ? c.listing : null;
     return table;
   }
@@ -148,18 +162,22 @@ export class FileTable {
    * Either way a later set() or delete() leaves them as they are.
    */
   rowsView(): FileRows {
-    if (this.cols) return this.cols;
+    if (this.cols) return { ...this.cols, start: this.cols.start ?? null };
     const rows = new Map<string, number>();
     const paths: string[] = [];
     const chunkCount: number[] = [];
     const seg: number[] = [];
+    const start: number[] = [];
+    let starts = true;
     for (const [path, e] of this.map!) {
       rows.set(path, paths.length);
       paths.push(path);
       chunkCount.push(e.chunkCount);
       seg.push(e.seg ?? 0);
+      start.push(e.start ?? 0);
+      if (e.chunkCount > 0 && e.start === undefined) starts = false;
     }
-    return { rows, path: paths, chunkCount, seg };
+    return { rows, path: paths, chunkCount, seg, start: starts ? start : null };
   }
 
   /** Files that have chunks. */
@@ -235,6 +253,8 @@ export class FileTable {
     // Null prototype: a file named `__proto__` is a key like any other.
     const out: FileColumns = { path: [], size: [], mtimeMs: [], sha256: '', role: [], chunkCount: [], seg: [], skipped: Object.create(null) as Record<string, SkipReason> };
     const hashes: string[] = [];
+    const starts: number[] = [];
+    let everyStart = true;
     for (const [path, e] of rows) {
       out.path.push(path);
       out.size.push(e.size);
@@ -244,8 +264,11 @@ export class FileTable {
       out.role.push(e.role);
       out.chunkCount.push(e.chunkCount);
       out.seg.push(e.seg ?? 0);
+      starts.push(e.start ?? 0);
+      if (e.chunkCount > 0 && e.start === undefined) everyStart = false;
       if (e.skipped) out.skipped[path] = e.skipped;
     }
+    if (everyStart) out.start = starts;
     out.sha256 = hashes.join('');
     if (this.listingDigest !== null) out.listing = this.listingDigest;
     return out;
@@ -257,6 +280,7 @@ export class FileTable {
     const reason = Object.hasOwn(c.skipped, c.path[row]!) ? c.skipped[c.path[row]!] : undefined;
     if (reason) e.skipped = reason;
     if (c.seg[row] !== 0) e.seg = c.seg[row]!;
+    if (c.start && c.chunkCount[row]! > 0) e.start = c.start[row]!;
     return e;
   }
 

@@ -7,6 +7,45 @@
 import type { FileRows, FileTable } from './file-table.js';
 import type { SegmentRecords, StoredChunk } from './segment-records.js';
 
+type Place = (row: number, segment: number, start: number, count: number) => void;
+
+/** Runs from the table's starts (see LiveChunks.open): files placed, or null when one is off the segment. */
+function placeByTable(files: FileRows, segments: readonly { gen: number; records: SegmentRecords }[], place: Place): number | null {
+  const { chunkCount, seg, start } = files;
+  let placed = 0;
+  for (let row = 0; row < chunkCount.length; row++) {
+    const count = chunkCount[row]!;
+    if (count === 0) continue;
+    let si = segments.length - 1;
+    while (si >= 0 && segments[si]!.gen !== seg[row]) si--;
+    if (si < 0 || start![row]! + count > segments[si]!.records.count) return null;
+    place(row, si, start![row]!, count);
+    placed++;
+  }
+  return placed;
+}
+
+/** Runs from the segments, matched to the table by path: files placed, or null when one is split or miscounted. */
+function placeByRuns(files: FileRows, segments: readonly { gen: number; records: SegmentRecords }[], place: Place): number | null {
+  const placedAt = new Uint8Array(files.chunkCount.length);
+  let placed = 0;
+  for (let si = 0; si < segments.length; si++) {
+    const { gen, records } = segments[si]!;
+    for (let r = 0; r < records.runCount; r++) {
+      const path = records.runPath(r);
+      if (path === null) return null;
+      const row = files.rows.get(path);
+      if (row === undefined || files.seg[row] !== gen) continue;
+      const count = records.runLength(r);
+      if (placedAt[row] === 1 || files.chunkCount[row] !== count) return null;
+      placedAt[row] = 1;
+      place(row, si, records.runStarts[r]!, count);
+      placed++;
+    }
+  }
+  return placed;
+}
+
 export class LiveChunks implements ReadonlyMap<string, StoredChunk> {
   private constructor(
     private readonly files: FileRows,
@@ -24,41 +63,32 @@ export class LiveChunks implements ReadonlyMap<string, StoredChunk> {
    * record that does not say it is the chunk its place in the run implies (a damaged file) is
    * not found. Per-file state lives in typed arrays by table row: this runs once per cold search,
    * over every file, before the JIT has compiled anything.
+   *
+   * When the table gives each file's run (FileEntry.start) and every segment is the one it was
+   * written for (its ids digest, SegmentInfo.ids), the runs are taken from the table: no path of
+   * the segments is decoded or looked up. Otherwise the segments' runs are matched to the table.
    */
   static open(
-    segments: readonly { gen: number; records: SegmentRecords }[],
+    segments: readonly { gen: number; records: SegmentRecords; ids?: string | undefined }[],
     table: FileTable,
   ): { chunks: LiveChunks; masks: Uint8Array[]; allLive: boolean[] } | null {
     const files = table.rowsView();
     const startOf = new Int32Array(files.chunkCount.length).fill(-1);
     const segmentOf = new Int32Array(files.chunkCount.length);
-    const masks: Uint8Array[] = [];
-    const allLive: boolean[] = [];
+    const masks = segments.map((s) => new Uint8Array(s.records.count));
     let size = 0;
-    let runs = 0;
-    for (let si = 0; si < segments.length; si++) {
-      const { gen, records } = segments[si]!;
-      const live = new Uint8Array(records.count);
-      const before = size;
-      for (let r = 0; r < records.runCount; r++) {
-        const path = records.runPath(r);
-        if (path === null) return null;
-        const row = files.rows.get(path);
-        if (row === undefined || files.seg[row] !== gen) continue;
-        const start = records.runStarts[r]!;
-        const count = records.runLength(r);
-        if (startOf[row] !== -1 || files.chunkCount[row] !== count) return null;
-        startOf[row] = start;
-        segmentOf[row] = si;
-        live.fill(1, start, start + count);
-        size += count;
-        runs++;
-      }
-      masks.push(live);
-      allLive.push(size - before === records.count);
-    }
-    // Each run is a distinct file whose count matched: any file left without one is missing.
-    if (table.filesWithChunks() !== runs) return null;
+    const place = (row: number, si: number, start: number, count: number): void => {
+      startOf[row] = start;
+      segmentOf[row] = si;
+      masks[si]!.fill(1, start, start + count);
+      size += count;
+    };
+    const stamped = files.start !== null && segments.every((s) => s.ids !== undefined && s.ids === s.records.digest.toString('base64'));
+    const placed = stamped ? placeByTable(files, segments, place) : placeByRuns(files, segments, place);
+    // Each file with chunks found its run, and no other: any file left without one is missing.
+    if (placed === null || table.filesWithChunks() !== placed) return null;
+    // A native scan for a dead doc, not a count in JS.
+    const allLive = masks.map((m) => m.indexOf(0) === -1);
     return { chunks: new LiveChunks(files, segments.map((s) => s.records), startOf, segmentOf, size), masks, allLive };
   }
 

@@ -303,8 +303,8 @@ async function syncTopic(ctx: Ctx, id: string): Promise<TopicSyncCounts> {
 
     ctx.onProgress?.({ topic: id, phase: 'save', done: 0, total: 1 });
     if (built) {
-      await writer.finish(built);
-      next.segments.push({ gen, docs: writer.count });
+      const written = await writer.finish(built);
+      next.segments.push({ gen, docs: writer.count, ids: written.records.digest.toString('base64') });
     } else writer.abort();
     await compactSegments(root, id, next);
     if (embedder || next.vectors) {

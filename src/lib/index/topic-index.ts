@@ -38,6 +38,12 @@ export interface SegmentInfo {
   gen: number;
   /** Docs written into it (live or not): compaction weighs dead ones against live ones. */
   docs: number;
+  /**
+   * The digest of its records' ids (segment-records.ts), base64: a reader whose segment has the
+   * same knows it is the one the file table's runs (FileEntry.start) were written for. Absent in
+   * heads written before it was kept.
+   */
+  ids?: string;
 }
 
 export interface TopicHead {
@@ -74,7 +80,7 @@ export const annMetaFile = (root: string, id: string): string => join(topicIndex
 /** The head stored in head.json, checked; null when it is of another format or damaged. */
 function decodeHead(v: unknown): TopicHead | null {
   if (!isRecord(v) || (v.format !== TOPIC_FORMAT && v.format !== OLDER_TABLE_FORMAT) || typeof v.topic !== 'string' || typeof v.generation !== 'number') return null;
-  if (!Array.isArray(v.segments) || !v.segments.every((s) => isRecord(s) && typeof s.gen === 'number' && typeof s.docs === 'number')) return null;
+  if (!Array.isArray(v.segments) || !v.segments.every((s) => isRecord(s) && typeof s.gen === 'number' && typeof s.docs === 'number' && (s.ids === undefined || typeof s.ids === 'string'))) return null;
   if (v.ann !== null && typeof v.ann !== 'number') return null;
   if (!(v.vectors === null || (isRecord(v.vectors) && typeof v.vectors.key === 'string'))) return null;
   const files = v.format === TOPIC_FORMAT ? FileTable.decode(v.files) : olderTable(v.files);
@@ -187,7 +193,7 @@ export async function loadTopicIndex(root: string, id: string, head: TopicHead, 
     loadedSegments.push(loaded.segment);
   }
   // Every chunk the file table counts must exist, or the segments are not this head's.
-  const live = LiveChunks.open(loadedSegments, head.files);
+  const live = LiveChunks.open(loadedSegments.map((s, i) => ({ ...s, ids: head.segments[i]!.ids })), head.files);
   if (!live) return null;
   const { chunks } = live;
   const segments: LiveSegment[] = loadedSegments.map((segment, i) => ({ segment, live: live.masks[i]!, allLive: live.allLive[i]! }));
