@@ -80,6 +80,15 @@ describe('parseTomlSubset', () => {
     '[[a]]\n[a]',
     'a = [\n"x"\n"y"\n]',
     'a = [\n"x",\n',
+    'a = [\n  "x\u007f"\n]',
+    'a = [\n  "x\u007f",\n]',
+    'a = [\n  "x",\n  "\u0001y"\n]',
+    'a = [\n  "x\\ty",\n]',
+    'a = [\n  "x"\r\n]',
+    'a = [\n  "x", # c\n]',
+    'a = [\n  "x",,\n]',
+    'a = [\n  "x"\n  "y"\n]',
+    'a = [\n  "x",\n],',
     'a = [\n# c\n"x"\n]',
     'a = [ "x",\n"y" ]',
     'a = ["x" "y"]',
@@ -124,5 +133,60 @@ describe('parseTomlSubset', () => {
       '[t]', '[[s]]', '[ t ]', '# note', '', 'a = "x" # c', 'x = 01', '"k" = 1', 'e = "\\t"', 'f = [ "a" , "b" , ]',
     );
     fc.assert(fc.property(fc.array(piece, { maxLength: 14 }), (pieces) => agrees(pieces.join('\n'))), { numRuns: 2000 });
+  });
+
+  // Arrays of one string per line, the bulk of a large topic.md, with the lines a hand edit or
+  // another tool might leave: odd blanks, tabs, control characters, escapes, quotes, missing or
+  // doubled commas, a comment after an item, CR.
+  const blanks = fc.oneof(
+    { weight: 12, arbitrary: fc.constantFrom('', ' ', '  ', '\t', ' \t ') },
+    { weight: 1, arbitrary: fc.constant('\r') },
+  );
+  const plain = fc.string({ unit: fc.constantFrom('a', '.', ' ', '\t', 'é', '#', ',', ']', '\u2028'), maxLength: 4 });
+  const odd = fc.constantFrom('\\t', '\\"', '\\u0041', '\\', '"', '\u0000', '\u0008', '\u000b', '\r', '\u001f', '\u007f');
+  const itemText = fc.oneof(
+    { weight: 3, arbitrary: plain },
+    { weight: 2, arbitrary: fc.tuple(plain, odd, plain).map((parts) => parts.join('')) },
+  );
+  const comma = fc.oneof({ weight: 6, arbitrary: fc.constant(',') }, { weight: 2, arbitrary: fc.constantFrom('', ',,', ' , ') });
+  const lineEnd = fc.oneof({ weight: 10, arbitrary: fc.constant('') }, { weight: 1, arbitrary: fc.constantFrom(' # c', '\r', '\r ', '\u000c') });
+  const itemLine = fc
+    .tuple(blanks, itemText, blanks, comma, blanks, lineEnd)
+    .map(([a, item, b, c, d, end]) => `${a}"${item}"${b}${c}${d}${end}`);
+  const arrayOpen = fc.constantFrom('files = [', 'files = [ \t', 'files = [\r');
+  const arrayClose = fc.constantFrom(']', ' ] ', '\t]\t', '],', '] # c', ']\r', '"x"', '');
+  const after = fc.constantFrom('', '\n', '\nb = 2\n', '\n[t]\nfiles = [\n  "z"\n]');
+
+  it('agrees with smol-toml on generated one-per-line arrays', () => {
+    let read = 0;
+    fc.assert(
+      fc.property(arrayOpen, fc.array(itemLine, { maxLength: 6 }), arrayClose, after, (open, items, close, rest) => {
+        const text = ['a = 1', open, ...items, close].join('\n') + rest;
+        agrees(text);
+        if (items.length > 0 && parseTomlSubset(text) !== null) read++;
+      }),
+      { numRuns: 5000 },
+    );
+    // Declining everything would agree too: a good share of the arrays must be read.
+    expect(read).toBeGreaterThan(100);
+  });
+
+  it('reads one-per-line arrays with odd blanks, tabs in items and a trailing comma', () => {
+    for (const text of [
+      'files = [\n  "a",\n\t"b\tc" ,\n "" ,  \n  "d"\n]\n',
+      'files = [\n"a"\n]',
+      'files = [\n  "a",\n]\nnext = 1',
+      'files = [\n]\n[t]\nfiles = [\n  "\u2028é"\n\t]\t\n',
+    ]) {
+      const quick = parseTomlSubset(text);
+      expect(quick, text).not.toBeNull();
+      expect(quick, text).toStrictEqual(smolParse(text));
+    }
+  });
+
+  it('reads an array of more lines than one regex run checks', () => {
+    const files = Array.from({ length: 2500 }, (_, i) => `d/${i}.md`);
+    const text = `files = [\n${files.map((f) => `  "${f}",`).join('\n')}\n]\nafter = true\n`;
+    expect(parseTomlSubset(text)).toStrictEqual(smolParse(text));
   });
 });
