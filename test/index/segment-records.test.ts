@@ -156,6 +156,8 @@ describe('live chunks', () => {
     expect(calls).toBeGreaterThan(0);
     // A start past the segment's end is refused; one inside it that is wrong finds nothing.
     expect(LiveChunks.open(stampedSegments, table({ ...stampedFiles, 'c.md': withStart(entry(1, 1), 6) }))).toBeNull();
+    expect(LiveChunks.open(stampedSegments, table({ ...stampedFiles, 'c.md': withStart(entry(1, 1), -1) }))).toBeNull();
+    expect(LiveChunks.open(stampedSegments, table({ ...stampedFiles, 'c.md': withStart(entry(1, 1), 0.5) }))).toBeNull();
     const wrong = LiveChunks.open(stampedSegments, table({ ...stampedFiles, 'c.md': withStart(entry(1, 1), 4) }))!;
     expect(wrong.chunks.get('c.md#0')).toBeUndefined();
   });

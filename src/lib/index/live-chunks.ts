@@ -18,8 +18,10 @@ function placeByTable(files: FileRows, segments: readonly { gen: number; records
     if (count === 0) continue;
     let si = segments.length - 1;
     while (si >= 0 && segments[si]!.gen !== seg[row]) si--;
-    if (si < 0 || start![row]! + count > segments[si]!.records.count) return null;
-    place(row, si, start![row]!, count);
+    // A damaged table's numbers must still name records of the segment.
+    const at = start![row]!;
+    if (si < 0 || !Number.isInteger(at) || !Number.isInteger(count) || at < 0 || count < 0 || at + count > segments[si]!.records.count) return null;
+    place(row, si, at, count);
     placed++;
   }
   return placed;
