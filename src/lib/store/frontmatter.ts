@@ -52,15 +52,17 @@ function asIsoString(value: unknown): string | undefined {
 export function splitFront(text: string, file: string): { toml: string; body: string; lines: () => string[] } {
   let lines: string[] | null = null;
   const allLines = (): string[] => (lines ??= text.split(/\r?\n/));
+  const notOpened = (): TkomaError => malformed(file, 1, 'topic.md must start with a `+++` line (TOML front matter)');
+  const notClosed = (): TkomaError => malformed(file, allLines().length, 'front matter is not closed by a `+++` line');
   const firstEnd = text.indexOf('\n');
   if (text.includes('\r') || firstEnd < 0) {
     const all = allLines();
-    if (all[0]?.trim() !== FENCE) throw malformed(file, 1, 'topic.md must start with a `+++` line (TOML front matter)');
+    if (all[0]?.trim() !== FENCE) throw notOpened();
     const end = all.findIndex((l, i) => i > 0 && l.trim() === FENCE);
-    if (end < 0) throw malformed(file, all.length, 'front matter is not closed by a `+++` line');
+    if (end < 0) throw notClosed();
     return { toml: all.slice(1, end).join('\n'), body: all.slice(end + 1).join('\n').replace(/^\n/, ''), lines: allLines };
   }
-  if (text.slice(0, firstEnd).trim() !== FENCE) throw malformed(file, 1, 'topic.md must start with a `+++` line (TOML front matter)');
+  if (text.slice(0, firstEnd).trim() !== FENCE) throw notOpened();
   // A closing fence line holds `+++`: look only at the lines that do.
   for (let at = text.indexOf(FENCE, firstEnd + 1); at >= 0; ) {
     const lineStart = text.lastIndexOf('\n', at) + 1;
@@ -72,7 +74,7 @@ export function splitFront(text: string, file: string): { toml: string; body: st
     }
     at = nl < 0 ? -1 : text.indexOf(FENCE, nl + 1);
   }
-  throw malformed(file, allLines().length, 'front matter is not closed by a `+++` line');
+  throw notClosed();
 }
 
 export function parseTopicMd(text: string, file: string): ParsedTopic {
