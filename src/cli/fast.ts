@@ -10,7 +10,7 @@ import { parseArgs } from 'node:util';
 
 import { envFlagOr } from '../lib/settings.js';
 
-import { BASE_FLAG_SPECS, type CommandSpec, type FlagSpec, SEARCH_SPEC } from './spec.js';
+import { BASE_FLAG_SPECS, type CommandSpec, type FlagSpec, MCP_SPEC, SEARCH_SPEC } from './spec.js';
 
 export interface ParsedArgv {
   flags: Record<string, string | number | boolean | undefined>;
@@ -104,9 +104,9 @@ async function prefetchTopicListing({ flags }: ParsedArgv): Promise<void> {
 }
 
 async function runMcpFast(argv: readonly string[]): Promise<boolean> {
-  const { MCP_SPEC, runMcp } = await import('./mcp.js');
   const parsed = parseBySpec(MCP_SPEC, argv);
   if (!parsed) return false;
+  const { runMcp } = await import('./mcp.js');
   try {
     await runMcp(parsed.flags as unknown as import('./mcp.js').McpFlags);
   } catch (err) {

@@ -57,3 +57,21 @@ export const SEARCH_SPEC = {
     },
   },
 } as const satisfies CommandSpec;
+
+/** `mcp` (cli/mcp.ts); here so the fast path parses it before loading the server. */
+export const MCP_SPEC = {
+  args: [],
+  flags: {
+    http: { type: 'integer', description: 'Serve Streamable HTTP on 127.0.0.1:PORT (path /mcp) instead of stdio.', min: 1, max: 65535 },
+    serve: {
+      type: 'boolean',
+      description: "Also answer the CLI's searches over the root's socket when nobody else does (default); --no-serve to not.",
+      default: true,
+      allowNo: true,
+    },
+    'reconcile-seconds': { type: 'integer', description: 'Full reconciliation interval of the watcher (default from tkoma-ref.toml, 300).', min: 1 },
+    ghost: { type: 'string', description: 'Ghost (agent) making the change: the commit author.' },
+    model: { type: 'string', description: 'Model behind the ghost, recorded in the commit author.' },
+    embedder: EMBEDDER_FLAG_SPEC,
+  },
+} as const satisfies CommandSpec;

@@ -1,7 +1,8 @@
 import { Flags } from '@oclif/core';
 
 import { authorFlags, BaseCommand, embedderFlag } from '../cli/base.js';
-import { MCP_SPEC, runMcp } from '../cli/mcp.js';
+import { runMcp } from '../cli/mcp.js';
+import { MCP_SPEC } from '../cli/spec.js';
 
 export default class Mcp extends BaseCommand<typeof Mcp> {
   static summary = 'Run the MCP server: the ghost-facing tools, topics as resources, the skill as a prompt (stdio, or --http PORT).';

@@ -61,6 +61,18 @@ export const SETTINGS = {
     doc: '`off`: `topic create`, `refresh` and `watch` start no background vector builder (vectors wait for `index embed`).',
   },
   debug: { env: 'TKOMA_REF_DEBUG', kind: 'flag', doc: 'Print stack traces of unexpected errors, and why a search ran in-process.' },
+  codeCache: {
+    env: 'TKOMA_REF_CODE_CACHE',
+    kind: 'path',
+    doc: "Folder for V8's compiled code of `search`/`mcp` start-up (read by src/cli/boot.ts); `off` to not keep it.",
+    shown: '`$XDG_CACHE_HOME/tkoma-ref/code-cache`',
+  },
+  noBundle: {
+    env: 'TKOMA_REF_NO_BUNDLE',
+    kind: 'flag',
+    doc: 'Tests: run the fast path from its separate modules instead of dist/fast.cjs, so a trace sees each module load.',
+    internal: true,
+  },
   noFastPath: { env: 'TKOMA_REF_NO_FAST_PATH', kind: 'flag', doc: '`search` always goes through the full command parser (slower start-up).', internal: true },
   crashAt: { env: 'TKOMA_REF_CRASH_AT', kind: 'list', doc: 'Crash tests: SIGKILL (or pause at) the named points of a mutation.', internal: true },
   holdAt: { env: 'TKOMA_REF_HOLD_AT', kind: 'list', doc: 'Tests: wait at the named points until `TKOMA_REF_HOLD_UNTIL` exists.', internal: true },

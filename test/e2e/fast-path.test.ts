@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { parseBySpec } from '../../src/cli/fast.js';
-import { MCP_SPEC } from '../../src/cli/mcp.js';
+import { MCP_SPEC } from '../../src/cli/spec.js';
 import { SEARCH_SPEC } from '../../src/cli/searching.js';
 import { markingFind } from '../helpers/fake-find.js';
 import { BIN, cli, makeRepo, PROJECT, tmpDir } from '../helpers/fixtures.js';
@@ -146,7 +146,10 @@ describe('mcp fast path', () => {
       encoding: 'utf8',
     });
     expect(r.status, r.stderr).toBe(0);
-    expect(JSON.parse(r.stdout.split('\n')[0]!).result.serverInfo.name).toBe('tkoma-ref');
+    const { serverInfo } = JSON.parse(r.stdout.split('\n')[0]!).result;
+    expect(serverInfo.name).toBe('tkoma-ref');
+    // Read from package.json through the bundle's rewritten import.meta (scripts/bundle-fast.mjs).
+    expect(serverInfo.version).toBe(JSON.parse(readFileSync(join(PROJECT, 'package.json'), 'utf8')).version);
     const loaded = readFileSync(trace, 'utf8').split('\n').filter(Boolean);
     expect(loaded.some((m) => m.includes('@modelcontextprotocol'))).toBe(true); // the trace works
     expect(loaded.filter((m) => m.includes('@oclif/core'))).toEqual([]);

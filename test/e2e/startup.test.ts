@@ -24,10 +24,13 @@ describe('start-up stays light', () => {
   });
   afterAll(() => tmp.cleanup());
 
-  function modulesLoadedBy(args: string[]): string[] {
-    const trace = join(tmp.path, `trace-${args.join('-').replace(/[^a-z]/gi, '')}.txt`);
+  // The fast path normally runs from one bundle (src/cli/boot.ts), where the trace sees only the
+  // packages it requires; `separately` runs the same modules one by one so each load shows.
+  // (test/e2e/bundle.test.ts checks the bundle keeps every module as lazy as its import.)
+  function modulesLoadedBy(args: string[], separately = false): string[] {
+    const trace = join(tmp.path, `trace-${args.join('-').replace(/[^a-z]/gi, '')}-${separately}.txt`);
     const r = spawnSync(process.execPath, ['--import', join(PROJECT, 'test/helpers/trace-imports.mjs'), BIN, ...args, '--root', root, '--json'], {
-      env: { ...process.env, TKOMA_TRACE_FILE: trace, TKOMA_REF_EMBEDDER: 'none' },
+      env: { ...process.env, TKOMA_TRACE_FILE: trace, TKOMA_REF_EMBEDDER: 'none', ...(separately ? { TKOMA_REF_NO_BUNDLE: '1' } : {}) },
       encoding: 'utf8',
     });
     expect(r.status, r.stdout + r.stderr).toBe(0);
@@ -43,9 +46,19 @@ describe('start-up stays light', () => {
   }
 
   it('search does load the index (the trace can see heavy modules), and skips oclif', () => {
-    const loaded = modulesLoadedBy(['search', 'text', '--topic', 'topic-light']);
+    const loaded = modulesLoadedBy(['search', 'text', '--topic', 'topic-light'], true);
     expect(loaded.some((m) => m.includes('/lib/index/bm25'))).toBe(true);
     expect(loaded.filter((m) => m.includes('@oclif/core'))).toEqual([]);
+  });
+
+  it('bundled, search requires the stemmer but neither oclif nor vector, grammar or model packages', () => {
+    const loaded = modulesLoadedBy(['search', 'text', '--topic', 'topic-light', '--no-server']);
+    expect(loaded.some((m) => m.endsWith('/dist/cli/boot.js'))).toBe(true);
+    expect(loaded).toContain('stemmer'); // the tokenizer, required from the bundle: the trace works
+    expect(loaded.filter((m) => m.endsWith('/dist/cli/searching.js'))).toEqual([]); // not the separate modules
+    for (const heavy of HEAVY.concat('@oclif/core')) {
+      expect(loaded.filter((m) => m.includes(heavy)), heavy).toEqual([]);
+    }
   });
 
   // A read-only search of a healthy root given its topic needs no git, locking, recovery, segment
@@ -68,7 +81,7 @@ describe('start-up stays light', () => {
   ];
 
   it('search of a root with nothing to recover loads no writer module', () => {
-    const loaded = modulesLoadedBy(['search', 'text', '--topic', 'topic-light', '--no-server']);
+    const loaded = modulesLoadedBy(['search', 'text', '--topic', 'topic-light', '--no-server'], true);
     expect(loaded.some((m) => m.includes('/lib/search/search.js'))).toBe(true); // the trace works
     for (const w of WRITERS) expect(loaded.filter((m) => m.endsWith(w)), w).toEqual([]);
   });
@@ -78,7 +91,7 @@ describe('start-up stays light', () => {
     const dead = spawnSync(process.execPath, ['-e', '0']).pid;
     const staged = join(root, '.tkoma', 'staging', `fetch.${dead}.0123abcd`);
     mkdirSync(staged, { recursive: true });
-    const loaded = modulesLoadedBy(['search', 'text', '--topic', 'topic-light', '--no-server']);
+    const loaded = modulesLoadedBy(['search', 'text', '--topic', 'topic-light', '--no-server'], true);
     expect(loaded.some((m) => m.endsWith('/lib/mutation/recover.js'))).toBe(true);
     expect(existsSync(staged)).toBe(false);
   });

@@ -1,0 +1,105 @@
+/**
+ * How bin/run.js starts the fast path (cli/fast.ts). The build bundles it into one CommonJS file,
+ * dist/fast.cjs (scripts/bundle-fast.mjs), which runs here through V8's code cache: Node 20 keeps
+ * no compiled ES modules between runs, and compiling the ~60 modules of a search was about a
+ * third of a cold one. The first run writes the cache (after running, so it holds every function
+ * the run compiled); later runs skip parsing and compiling. Without the bundle, or on a Node that
+ * cannot require() the ES-module packages, the unbundled fast path runs as before.
+ */
+import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { homedir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Script } from 'node:vm';
+
+import { envFlagOr, envSetting } from '../lib/settings.js';
+
+type RunFast = (argv: readonly string[]) => Promise<boolean>;
+
+/** The bundle's first line names its content (a digest the build writes). */
+const HEADER = /^\/\/ tkoma-ref fast path ([0-9a-f]{20})\n/;
+/** Cache files of other builds or Nodes are removed once this old. */
+const STALE_CACHE_MS = 24 * 3600 * 1000;
+
+/** Runs argv on the fast path; false means "let oclif run it" (as cli/fast.ts's runFast). */
+export async function runFastPath(argv: readonly string[], env: NodeJS.ProcessEnv = process.env): Promise<boolean> {
+  const bundle = fileURLToPath(new URL('../fast.cjs', import.meta.url));
+  const useBundle = process.features.require_module === true && !envFlagOr('noBundle', true, env);
+  const runFast = useBundle ? loadBundle(bundle, codeCacheDir(env)) : null;
+  return (runFast ?? (await import('./fast.js')).runFast)(argv);
+}
+
+/**
+ * Where compiled code is kept: the `codeCache` setting (a folder, or `off`), else the user's cache
+ * folder, next to the embedding models. Pure.
+ */
+export function codeCacheDir(env: NodeJS.ProcessEnv): string | null {
+  const set = envSetting('codeCache', env);
+  if (set !== undefined) return set.toLowerCase() === 'off' ? null : set;
+  const base = env.XDG_CACHE_HOME || join(env.HOME || homedir(), '.cache');
+  return join(base, 'tkoma-ref', 'code-cache');
+}
+
+/** The cache file for one bundle digest on this Node. Pure. */
+export function codeCacheFile(dir: string, digest: string, node = `${process.version}-${process.arch}`): string {
+  return join(dir, `fast-${digest}-${node}.v8`);
+}
+
+/** dist/fast.cjs's runFast, compiled from the code cache when there is a good one; null without a bundle. */
+function loadBundle(bundle: string, cacheDir: string | null): RunFast | null {
+  let source: string;
+  try {
+    source = readFileSync(bundle, 'utf8');
+  } catch {
+    return null;
+  }
+  const digest = HEADER.exec(source)?.[1];
+  if (digest === undefined) return null;
+  const cacheFile = cacheDir === null ? null : codeCacheFile(cacheDir, digest);
+  let cachedData: Buffer | undefined;
+  if (cacheFile !== null) {
+    try {
+      cachedData = readFileSync(cacheFile);
+    } catch {
+      // No cache yet: this run writes one.
+    }
+  }
+  const script = new Script(`(function (exports, require, module, __filename, __dirname) {${source}\n})`, { filename: bundle, cachedData });
+  // V8 refuses a cache of another V8, other flags or another source length: rewrite it then.
+  if (cacheFile !== null && (cachedData === undefined || script.cachedDataRejected === true)) {
+    process.once('exit', () => writeCodeCache(script, cacheFile));
+  }
+  const module = { exports: {} as { runFast?: RunFast } };
+  (script.runInThisContext() as (...a: unknown[]) => void)(module.exports, createRequire(bundle), module, bundle, dirname(bundle));
+  return module.exports.runFast ?? null;
+}
+
+/** Best effort: a cache that cannot be written only costs the next run its compile time. */
+function writeCodeCache(script: Script, file: string): void {
+  try {
+    const dir = dirname(file);
+    mkdirSync(dir, { recursive: true });
+    // Renamed into place, so a concurrent run reads a whole cache or none.
+    const tmp = `${file}.${process.pid}.tmp`;
+    writeFileSync(tmp, script.createCachedData());
+    renameSync(tmp, file);
+    removeStaleCaches(dir, file);
+  } catch {
+    // Read-only or full disk: run uncached.
+  }
+}
+
+/** Removes this tool's old cache files (other builds or Nodes), never anything else in the folder. */
+function removeStaleCaches(dir: string, keep: string): void {
+  const now = Date.now();
+  for (const name of readdirSync(dir)) {
+    const path = join(dir, name);
+    if (path === keep || !/^fast-[0-9a-f]{20}-.+\.v8(\.\d+\.tmp)?$/.test(name)) continue;
+    try {
+      if (now - statSync(path).mtimeMs > STALE_CACHE_MS) rmSync(path, { force: true });
+    } catch {
+      // Removed by another run meanwhile.
+    }
+  }
+}

@@ -1,0 +1,141 @@
+/**
+ * The fast path runs from dist/fast.cjs through V8's code cache (src/cli/boot.ts,
+ * scripts/bundle-fast.mjs). The bundle must answer exactly as the separate modules do, keep every
+ * module as lazy as its import, point its rewritten import.meta at real files, and treat the
+ * cache as disposable: missing, damaged, unwritable or switched off, the answer is the same.
+ */
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+import { codeCacheDir, codeCacheFile } from '../../src/cli/boot.js';
+import { cli, makeRepo, PROJECT, tmpDir } from '../helpers/fixtures.js';
+
+const DIST = join(PROJECT, 'dist');
+const bundleText = (): string => readFileSync(join(DIST, 'fast.cjs'), 'utf8');
+
+describe('dist/fast.cjs', () => {
+  it('names its content in its first line', () => {
+    const [first, ...rest] = bundleText().split('\n');
+    const digest = /^\/\/ tkoma-ref fast path ([0-9a-f]{20})$/.exec(first!)?.[1];
+    expect(digest).toBeDefined();
+    expect(createHash('sha256').update(rest.join('\n')).digest('hex').slice(0, 20)).toBe(digest);
+  });
+
+  it('wraps every module but the entry in a lazy init, as its import is lazy', () => {
+    const text = bundleText();
+    const modules = [...text.matchAll(/^\/\/ (dist\/\S+\.js)$/gm)].map((m) => m[1]!);
+    const lazy = new Set([...text.matchAll(/__esm\(\{\s*"(dist\/[^"]+)"\(\)/g)].map((m) => m[1]!));
+    expect(modules.length).toBeGreaterThan(50);
+    expect(modules.filter((m) => !lazy.has(m))).toEqual(['dist/cli/fast.js']);
+  });
+
+  it('has no import.meta left, and every rewritten one names a real dist file', () => {
+    const text = bundleText();
+    expect(text).not.toMatch(/import\.meta|import_meta\d*\s*=\s*\{\s*\}/);
+    const files = [...new Set([...text.matchAll(/__tkomaDist(?:Url|Resolve)\("([^"]+)"/g)].map((m) => m[1]!))];
+    expect(files).toEqual(expect.arrayContaining(['lib/serve/protocol.js', 'lib/store/root.js', 'lib/chunking/pool.js']));
+    for (const f of files) expect(existsSync(join(DIST, f)), f).toBe(true);
+  });
+});
+
+describe('boot settings', () => {
+  it('puts the cache under TKOMA_REF_CODE_CACHE, else the user cache folder; off means none', () => {
+    expect(codeCacheDir({ TKOMA_REF_CODE_CACHE: '/c', XDG_CACHE_HOME: '/x' })).toBe('/c');
+    expect(codeCacheDir({ TKOMA_REF_CODE_CACHE: 'OFF' })).toBeNull();
+    expect(codeCacheDir({ XDG_CACHE_HOME: '/x', HOME: '/h' })).toBe(join('/x', 'tkoma-ref', 'code-cache'));
+    expect(codeCacheDir({ TKOMA_REF_CODE_CACHE: '', HOME: '/h' })).toBe(join('/h', '.cache', 'tkoma-ref', 'code-cache'));
+    expect(codeCacheFile('/c', 'ab'.repeat(10), 'v1-x')).toBe(join('/c', `fast-${'ab'.repeat(10)}-v1-x.v8`));
+  });
+});
+
+describe('code cache, end to end', () => {
+  const tmp = tmpDir();
+  const root = join(tmp.path, 'kb');
+  const cacheDir = join(tmp.path, 'cache');
+  const args = ['search', 'calibrate the sprocket', '--topic', 'topic-gadgets', '--json', '--no-server'];
+  const cacheFiles = () => (existsSync(cacheDir) ? readdirSync(cacheDir).sort() : []);
+  const run = (env: Record<string, string> = {}) => cli(args, { root, env: { TKOMA_REF_CODE_CACHE: cacheDir, ...env } });
+  let separate: string;
+
+  beforeAll(async () => {
+    await cli(['init'], { root });
+    const repo = makeRepo(join(tmp.path, 'up'), {
+      'README.md': '# Gadgets\n\nGadgets calibrate sprockets.\n',
+      'src/calibrate.py': 'def calibrate(sprocket):\n    """Calibrate a sprocket."""\n    return sprocket * 2\n',
+    });
+    expect((await cli(['topic', 'create', '--yes', '--json', '--title', 'Gadgets', '--git', repo.url], { root })).code).toBe(0);
+    const r = await cli(args, { root, env: { TKOMA_REF_NO_BUNDLE: '1' } });
+    expect(r.code, r.stderr).toBe(0);
+    separate = r.stdout;
+    expect((r.json as { results: unknown[] }).results.length).toBeGreaterThan(0);
+  });
+  afterAll(() => tmp.cleanup());
+
+  it('the first run writes one cache file for this bundle and Node; the next reads it unchanged', async () => {
+    const first = await run();
+    expect(first.stdout).toBe(separate);
+    const digest = /^\/\/ tkoma-ref fast path ([0-9a-f]{20})/.exec(bundleText())![1]!;
+    const file = codeCacheFile(cacheDir, digest);
+    expect(cacheFiles()).toEqual([file.slice(cacheDir.length + 1)]);
+    const written = readFileSync(file);
+    const at = statSync(file).mtimeMs;
+    expect(written.length).toBeGreaterThan(10_000);
+    const second = await run();
+    expect(second.stdout).toBe(separate);
+    expect(statSync(file).mtimeMs).toBe(at);
+    expect(readFileSync(file).equals(written)).toBe(true);
+  });
+
+  it('a damaged cache is refused by V8 and rewritten; the answer does not change', async () => {
+    const [name] = cacheFiles();
+    const file = join(cacheDir, name!);
+    const garbage = Buffer.alloc(4096, 7);
+    writeFileSync(file, garbage);
+    const r = await run();
+    expect([r.code, r.stdout]).toEqual([0, separate]);
+    const rewritten = readFileSync(file);
+    expect(rewritten.equals(garbage)).toBe(false);
+    expect(rewritten.length).toBeGreaterThan(10_000);
+  });
+
+  it("removes other builds' caches once a day old, and nothing that is not its own", async () => {
+    const [own] = cacheFiles();
+    const old = join(cacheDir, `fast-${'0'.repeat(20)}-v0.0.0-x64.v8`);
+    const fresh = join(cacheDir, `fast-${'1'.repeat(20)}-v0.0.0-x64.v8`);
+    const foreign = join(cacheDir, 'notes.txt');
+    for (const f of [old, fresh, foreign]) writeFileSync(f, 'x');
+    const twoDaysAgo = new Date(Date.now() - 2 * 24 * 3600 * 1000);
+    for (const f of [old, foreign]) utimesSync(f, twoDaysAgo, twoDaysAgo);
+    writeFileSync(join(cacheDir, own!), 'stale'); // refused, so this run writes, then tidies
+    expect((await run()).stdout).toBe(separate);
+    expect(cacheFiles()).toEqual([own, fresh.slice(cacheDir.length + 1), 'notes.txt'].sort());
+  });
+
+  it('off, unwritable or on a Node that cannot require ES modules: same answer, no cache', async () => {
+    const xdg = join(tmp.path, 'xdg');
+    const off = await cli(args, { root, env: { TKOMA_REF_CODE_CACHE: 'off', XDG_CACHE_HOME: xdg } });
+    expect(off.stdout).toBe(separate);
+    expect(existsSync(join(xdg, 'tkoma-ref'))).toBe(false);
+
+    const blocked = join(tmp.path, 'blocked');
+    writeFileSync(blocked, 'a file where the cache folder would be');
+    const unwritable = await cli(args, { root, env: { TKOMA_REF_CODE_CACHE: join(blocked, 'cache') } });
+    expect([unwritable.code, unwritable.stdout, unwritable.stderr]).toEqual([0, separate, '']);
+
+    const elsewhere = join(tmp.path, 'old-node-cache');
+    mkdirSync(elsewhere);
+    const oldNode = await cli(args, { root, env: { TKOMA_REF_CODE_CACHE: elsewhere, NODE_OPTIONS: '--no-experimental-require-module' } });
+    expect(oldNode.stdout).toBe(separate);
+    expect(readdirSync(elsewhere)).toEqual([]);
+  });
+
+  it('by default keeps the cache in $XDG_CACHE_HOME/tkoma-ref/code-cache', async () => {
+    const xdg = join(tmp.path, 'xdg-default');
+    const r = await cli(args, { root, env: { XDG_CACHE_HOME: xdg, TKOMA_REF_CODE_CACHE: '' } });
+    expect(r.stdout).toBe(separate);
+    expect(readdirSync(join(xdg, 'tkoma-ref', 'code-cache'))).toHaveLength(1);
+  });
+});
