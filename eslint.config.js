@@ -24,6 +24,12 @@ export default tseslint.config(
     },
   },
   {
+    // The binary is CommonJS so a search starts without the ES module loader (see bin/run.cjs).
+    files: ['bin/*.cjs'],
+    languageOptions: { sourceType: 'commonjs', globals: { require: 'readonly', __filename: 'readonly', __dirname: 'readonly', module: 'writable' } },
+    rules: { '@typescript-eslint/no-require-imports': 'off' },
+  },
+  {
     // Tests and benchmarks read the CLI's JSON answers loosely; their assertions check the shapes.
     files: ['test/**', 'bench/**', 'scripts/**'],
     rules: { '@typescript-eslint/no-explicit-any': 'off' },

@@ -7,7 +7,7 @@
  * the corpus's size the files repeat under copy-N/ folders), each created with `createTopic`
  * (embedder none). Queries are the CoSQA web-search questions ("python check if a file is
  * readonly"): real code-search questions. Per size:
- *   cold: one whole `node bin/run.js search … --json --embedder none` process per query;
+ *   cold: one whole `node bin/run.cjs search … --json --embedder none` process per query;
  *   warm: through a `tkoma-ref serve` process when the build has one: requests straight over
  *         its socket ("warm (serve, socket)": the warm query) and whole CLI processes that it
  *         answers ("warm (serve, CLI)"); without serve, a child process that loads the index

@@ -30,7 +30,7 @@ interface Side {
 }
 
 function start(name: string, project: string, root: string): Side {
-  const child = spawn(process.execPath, [join(project, 'bin', 'run.js'), 'mcp', '--root', root], { env: cliEnv(), stdio: ['pipe', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [join(project, 'bin', 'run.cjs'), 'mcp', '--root', root], { env: cliEnv(), stdio: ['pipe', 'pipe', 'pipe'] });
   child.stderr.resume();
   let buf = '';
   let id = 0;

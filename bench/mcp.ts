@@ -3,12 +3,12 @@
  *
  *   npm run bench:mcp -- [--queries 300] [--starts 10] [--cold 30] [--smoke] [--latency-roots 100000]
  *
- *   start-up:  spawn `node bin/run.js mcp` → initialize → first tools/list answer, a fresh process
+ *   start-up:  spawn `node bin/run.cjs mcp` → initialize → first tools/list answer, a fresh process
  *              each time (what a host pays when it launches the server);
  *   per call:  one server, `tools/call reference_search {topic, question}` round trips over its
  *              stdio (newline-delimited JSON-RPC written by hand, so no client library's cost is
  *              counted), one per SciFact query (300), after one untimed warm-up call;
- *   cold CLI:  `node bin/run.js search … --json --embedder none --no-server`, a whole process per query.
+ *   cold CLI:  `node bin/run.cjs search … --json --embedder none --no-server`, a whole process per query.
  * The SciFact root is the quality bench's (`.bench-work/quality/scifact/kb-none`), built once.
  * `--latency-roots 100000` also measures per-call latency on latency.ts's 100k-chunk root when it exists.
  * Targets (issue 11): start-up ≤ 0.5 s, p50 ≤ 5 ms, p95 ≤ 20 ms. Needs `npm run build`.

@@ -5,7 +5,7 @@
  *
  * The topic is created (embedder none) from the node_modules corpus. Each run appends a new,
  * unique word to one file, then:
- *   command: one `node bin/run.js search <word> --json` process; edit → exit, and its top hit must
+ *   command: one `node bin/run.cjs search <word> --json` process; edit → exit, and its top hit must
  *            be the edited file;
  *   watch:   a running `watch --json` process; edit → its `sync` event for the topic, then a
  *            `search --json` process must find the word (both times recorded).

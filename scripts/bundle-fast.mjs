@@ -1,6 +1,7 @@
 // Build step after tsc: bundles the start-up fast path (dist/cli/fast.js and every module it can
-// load) into one CommonJS file, dist/fast.cjs, that src/cli/boot.ts runs through V8's code cache.
-// Node 20 caches no compiled ES modules, and compiling ~60 of them was a third of a cold search.
+// load) into one CommonJS file, dist/fast.cjs, that src/cli/boot.ts runs through V8's code cache,
+// and boot.ts itself into dist/boot.cjs, which bin/run.cjs requires. Node 20 caches no compiled
+// ES modules, and compiling ~60 of them was a third of a cold search.
 //
 // Packages stay outside (required at run time from node_modules). `import.meta` has no CommonJS
 // form, so each use is rewritten to the URL of the dist file it came from: paths built from it
@@ -13,7 +14,6 @@ import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 
 const dist = join(dirname(fileURLToPath(import.meta.url)), '..', 'dist');
-const outfile = join(dist, 'fast.cjs');
 
 /** `import.meta.url` / `import.meta.resolve` of one dist file, as calls to the helpers below. */
 const importMetaOfDistFile = {
@@ -38,29 +38,37 @@ const banner = [
   'const __tkomaDistResolve = (rel, spec) => require("node:url").pathToFileURL(require("node:module").createRequire(__tkomaDistUrl(rel)).resolve(spec)).href;',
 ].join('\n');
 
-const result = await build({
-  entryPoints: [join(dist, 'cli', 'fast.js')],
-  bundle: true,
-  format: 'cjs',
-  platform: 'node',
-  target: 'node20',
-  packages: 'external',
-  // A dynamic import() inside a vm.Script needs a loader callback; require() needs nothing.
-  supported: { 'dynamic-import': false },
-  banner: { js: banner },
-  plugins: [importMetaOfDistFile],
-  write: false,
-  logLevel: 'warning',
-});
-
-const code = result.outputFiles[0].text;
-// Anything left would be esbuild's empty stand-in object: a path that silently points nowhere.
-if (/import\.meta|import_meta\d*\s*=\s*\{\s*\}/.test(code)) {
-  console.error('bundle-fast: an import.meta use was not rewritten; see scripts/bundle-fast.mjs');
-  process.exit(1);
+/** One dist entry and what it imports from dist/, as one CommonJS file (packages stay outside). */
+async function bundle(entry, supportsDynamicImport) {
+  const result = await build({
+    entryPoints: [join(dist, ...entry.split('/'))],
+    bundle: true,
+    format: 'cjs',
+    platform: 'node',
+    target: 'node20',
+    packages: 'external',
+    // fast.cjs runs inside a vm.Script, where import() would need a loader callback: require()
+    // needs nothing. boot.cjs is required normally and keeps its one import(), of the separate
+    // modules.
+    supported: { 'dynamic-import': supportsDynamicImport },
+    banner: { js: banner },
+    plugins: [importMetaOfDistFile],
+    write: false,
+    logLevel: 'warning',
+  });
+  const code = result.outputFiles[0].text;
+  // Anything left would be esbuild's empty stand-in object: a path that silently points nowhere.
+  if (/import\.meta|import_meta\d*\s*=\s*\{\s*\}/.test(code)) {
+    console.error(`bundle-fast: an import.meta use in ${entry}'s modules was not rewritten; see scripts/bundle-fast.mjs`);
+    process.exit(1);
+  }
+  return code;
 }
+
+const fast = await bundle('cli/fast.js', false);
 // The first line names the content: boot.ts keys the code cache by it, since V8 itself only
 // checks a cache against the source's length.
-const digest = createHash('sha256').update(code).digest('hex').slice(0, 20);
-writeFileSync(outfile, `// tkoma-ref fast path ${digest}\n${code}`);
-console.log(`bundle-fast: ${relative(process.cwd(), outfile)} (${(code.length / 1024).toFixed(0)} KiB, ${digest})`);
+const digest = createHash('sha256').update(fast).digest('hex').slice(0, 20);
+writeFileSync(join(dist, 'fast.cjs'), `// tkoma-ref fast path ${digest}\n${fast}`);
+writeFileSync(join(dist, 'boot.cjs'), await bundle('cli/boot.js', true));
+console.log(`bundle-fast: dist/fast.cjs (${(fast.length / 1024).toFixed(0)} KiB, ${digest}) and dist/boot.cjs`);

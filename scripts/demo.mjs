@@ -14,7 +14,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 const project = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const root = resolve(process.env.DEMO_ROOT ?? join(project, 'demo-kb'));
 const work = join(project, '.demo-work');
-const bin = join(project, 'bin', 'run.js');
+const bin = join(project, 'bin', 'run.cjs');
 
 function tkoma(args, { expectExit = 0 } = {}) {
   console.error(`\n$ tkoma-ref ${args.map((a) => (/[\s{"]/.test(a) ? `'${a}'` : a)).join(' ')}`);

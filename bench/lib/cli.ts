@@ -1,5 +1,5 @@
 /**
- * The built CLI as a user runs it (`node bin/run.js …`), timed from spawn to exit, plus long-running
+ * The built CLI as a user runs it (`node bin/run.cjs …`), timed from spawn to exit, plus long-running
  * children (`watch`, `serve`) read line by line. Peak memory of short-lived children comes from a
  * preloaded exit hook that prints getrusage's maxRSS to stderr (only when asked, so timed runs
  * carry no extra work).
@@ -12,7 +12,7 @@ import { createInterface } from 'node:readline';
 
 import { PROJECT } from './store.js';
 
-export const BIN = join(PROJECT, 'bin', 'run.js');
+export const BIN = join(PROJECT, 'bin', 'run.cjs');
 
 export interface CliRun {
   code: number;
@@ -71,7 +71,7 @@ export interface LongRunning {
   stop(): Promise<void>;
 }
 
-/** Spawns `node bin/run.js …args` and reads its stdout as JSON lines. */
+/** Spawns `node bin/run.cjs …args` and reads its stdout as JSON lines. */
 export function spawnCli(args: string[], env: Record<string, string> = {}): LongRunning {
   const child = spawn(process.execPath, [BIN, ...args], { env: cliEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
   const lines: any[] = [];

@@ -280,7 +280,7 @@ const SECTIONS: { bench: BenchName; title: string; table: (rs: readonly BenchRec
     title: 'Query latency',
     table: latencyTable,
     about:
-      'cold = one whole `node bin/run.js search … --json --embedder none` process per query, no server running (Node start-up included); warm (serve, socket) = one request over the socket of a running `tkoma-ref serve` (round trip + search); warm (serve, CLI) = a whole CLI process that the server answers; warm (in-process) = repeated `searchReferences` in one process (builds without serve). p50/p95 over every query after one untimed warm-up.',
+      'cold = one whole `node bin/run.cjs search … --json --embedder none` process per query, no server running (Node start-up included); warm (serve, socket) = one request over the socket of a running `tkoma-ref serve` (round trip + search); warm (serve, CLI) = a whole CLI process that the server answers; warm (in-process) = repeated `searchReferences` in one process (builds without serve). p50/p95 over every query after one untimed warm-up.',
   },
   {
     bench: 'throughput',

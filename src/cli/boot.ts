@@ -1,8 +1,9 @@
 /**
- * How bin/run.js starts the fast path (cli/fast.ts). The build bundles it into one CommonJS file,
- * dist/fast.cjs (scripts/bundle-fast.mjs), which runs here through V8's code cache: Node 20 keeps
- * no compiled ES modules between runs, and compiling the ~60 modules of a search was about a
- * third of a cold one. The first run writes the cache (after running, so it holds every function
+ * How bin/run.cjs starts the fast path (cli/fast.ts); built as dist/boot.cjs so that start needs
+ * no ES module loader. The build bundles the fast path into one CommonJS file, dist/fast.cjs
+ * (scripts/bundle-fast.mjs), which runs here through V8's code cache: Node 20 keeps no compiled
+ * ES modules between runs, and compiling the ~60 modules of a search was about a third of a cold
+ * one. The first run writes the cache (after running, so it holds every function
  * the run compiled); later runs skip parsing and compiling. Without the bundle, or on a Node that
  * cannot require() the ES-module packages, the unbundled fast path runs as before.
  */
@@ -27,7 +28,9 @@ export async function runFastPath(argv: readonly string[], env: NodeJS.ProcessEn
   const bundle = fileURLToPath(new URL('../fast.cjs', import.meta.url));
   const useBundle = process.features.require_module === true && !envFlagOr('noBundle', true, env);
   const runFast = useBundle ? loadBundle(bundle, codeCacheDir(env)) : null;
-  return (runFast ?? (await import('./fast.js')).runFast)(argv);
+  // A URL, not a literal: the build must leave this import to run time, not bundle it in.
+  const separate = (): Promise<{ runFast: RunFast }> => import(new URL('./fast.js', import.meta.url).href);
+  return (runFast ?? (await separate()).runFast)(argv);
 }
 
 /**
@@ -46,10 +49,15 @@ export function codeCacheFile(dir: string, digest: string, node = `${process.ver
   return join(dir, `fast-${digest}-${node}.v8`);
 }
 
-/** dist/fast.cjs's runFast, compiled from the code cache when there is a good one; null without a bundle. */
+/**
+ * dist/fast.cjs's runFast, compiled from the code cache when there is a good one; null without a
+ * bundle, or with one older than the modules it was made from (tsc run again without the bundle
+ * step: the separate modules are the newer code).
+ */
 function loadBundle(bundle: string, cacheDir: string | null): RunFast | null {
   let source: string;
   try {
+    if (statSync(new URL('./fast.js', import.meta.url)).mtimeMs > statSync(bundle).mtimeMs) return null;
     source = readFileSync(bundle, 'utf8');
   } catch {
     return null;

@@ -5,7 +5,8 @@
  * cache as disposable: missing, damaged, unwritable or switched off, the answer is the same.
  */
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -34,7 +35,7 @@ describe('dist/fast.cjs', () => {
 
   it('has no import.meta left, and every rewritten one names a real dist file', () => {
     const text = bundleText();
-    expect(text).not.toMatch(/import\.meta|import_meta\d*\s*=\s*\{\s*\}/);
+    for (const t of [text, readFileSync(join(DIST, 'boot.cjs'), 'utf8')]) expect(t).not.toMatch(/import\.meta|import_meta\d*\s*=\s*\{\s*\}/);
     const files = [...new Set([...text.matchAll(/__tkomaDist(?:Url|Resolve)\("([^"]+)"/g)].map((m) => m[1]!))];
     expect(files).toEqual(expect.arrayContaining(['lib/serve/protocol.js', 'lib/store/root.js', 'lib/chunking/pool.js']));
     for (const f of files) expect(existsSync(join(DIST, f)), f).toBe(true);
@@ -137,5 +138,48 @@ describe('code cache, end to end', () => {
     const r = await cli(args, { root, env: { XDG_CACHE_HOME: xdg, TKOMA_REF_CODE_CACHE: '' } });
     expect(r.stdout).toBe(separate);
     expect(readdirSync(join(xdg, 'tkoma-ref', 'code-cache'))).toHaveLength(1);
+  });
+
+  /** A copy of the package, so the shared dist/ keeps its files and times for the tests beside. */
+  function packageCopy(name: string): string {
+    const pkg = join(tmp.path, name);
+    for (const part of ['bin', 'dist', 'package.json', 'oclif.manifest.json']) cpSync(join(PROJECT, part), join(pkg, part), { recursive: true });
+    symlinkSync(join(PROJECT, 'node_modules'), join(pkg, 'node_modules'));
+    return pkg;
+  }
+
+  /** Runs `args` with bin/ of `pkg` (bin/run.cjs unless named), tracing module loads. */
+  function tracedRun(pkg: string, bin = 'run.cjs'): { stdout: string; loaded: string } {
+    const trace = join(tmp.path, `trace-${Date.now()}-${Math.random()}.txt`);
+    const r = spawnSync(process.execPath, ['--import', join(PROJECT, 'test/helpers/trace-imports.mjs'), join(pkg, 'bin', bin), ...args, '--root', root], {
+      env: { ...process.env, TKOMA_TRACE_FILE: trace, TKOMA_REF_EMBEDDER: 'none', TKOMA_REF_CODE_CACHE: 'off' },
+      encoding: 'utf8',
+    });
+    expect(r.status, r.stderr).toBe(0);
+    return { stdout: r.stdout, loaded: readFileSync(trace, 'utf8') };
+  }
+
+  it('passes over a bundle older than the modules it was made from (tsc run again alone)', () => {
+    const pkg = packageCopy('pkg-stale');
+    const loadsSeparately = (bundleAt: Date): boolean => {
+      utimesSync(join(pkg, 'dist', 'fast.cjs'), bundleAt, bundleAt);
+      const r = tracedRun(pkg);
+      expect(r.stdout).toBe(separate);
+      return r.loaded.includes(join(pkg, 'dist', 'cli', 'searching.js'));
+    };
+    const fastJs = statSync(join(pkg, 'dist', 'cli', 'fast.js')).mtime;
+    expect(loadsSeparately(new Date(fastJs.getTime() - 60_000))).toBe(true);
+    expect(loadsSeparately(new Date(fastJs.getTime() + 60_000))).toBe(false);
+  });
+
+  it('without dist/boot.cjs oclif answers; bin/run.js still runs the binary', () => {
+    const pkg = packageCopy('pkg-noboot');
+    const viaOldName = tracedRun(pkg, 'run.js');
+    expect(viaOldName.stdout).toBe(separate);
+    expect(viaOldName.loaded).not.toContain('@oclif/core');
+    rmSync(join(pkg, 'dist', 'boot.cjs'));
+    const r = tracedRun(pkg);
+    expect(r.stdout).toBe(separate);
+    expect(r.loaded).toContain('@oclif/core');
   });
 });

@@ -8,7 +8,7 @@ import { dirname, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
 export const PROJECT = resolve(import.meta.dirname, '..', '..');
-export const BIN = join(PROJECT, 'bin', 'run.js');
+export const BIN = join(PROJECT, 'bin', 'run.cjs');
 
 export function tmpDir(prefix = 'tkoma-test-'): { path: string; cleanup: () => void } {
   const path = mkdtempSync(join(tmpdir(), prefix));
@@ -75,7 +75,7 @@ export interface CliResult {
   json: any;
 }
 
-/** Runs the built binary (node bin/run.js) as a user would. */
+/** Runs the built binary (node bin/run.cjs) as a user would. */
 export function cli(args: string[], opts: { root?: string; env?: Record<string, string>; input?: string } = {}): Promise<CliResult> {
   return new Promise((resolvePromise, reject) => {
     const child = spawn(process.execPath, [BIN, ...args, ...(opts.root ? ['--root', opts.root] : [])], {

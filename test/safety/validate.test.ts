@@ -1,5 +1,5 @@
 /**
- * Issue 9 items 5-8 and their lesser findings, through the built binary (node bin/run.js), real
+ * Issue 9 items 5-8 and their lesser findings, through the built binary (node bin/run.cjs), real
  * git repositories over file:// and a real HTTP server on 127.0.0.1:
  * - item 5: types are validated on the way in (INVALID_INPUT naming the flag or the JSON field),
  *   and a topic.md the reader would reject is never written;
