@@ -96,6 +96,8 @@ describe('listingByFind (a real find against the walk)', () => {
     writeFileSync(join(dir, 'src', 'Größe – ü.md'), 'unicode\n');
     writeFileSync(join(dir, 'src', 'a.ts.tmp-99-1'), 'half written\n');
     writeFileSync(join(dir, 'src', 'a.tmp-x'), 'not a temp name of ours\n');
+    // Names find's glob lets through to its regex, which keeps them: not temp names either.
+    for (const name of ['b.tmp-1x-2', 'c.tmp-1-2.md', 'd.tmp-12-34x']) writeFileSync(join(dir, 'src', name), 'almost\n');
     writeFileSync(join(dir, '.git', 'objects', 'x'), 'git\n');
     writeFileSync(join(dir, 'stage.tmp-12-3', 'inside.md'), 'staged\n');
     symlinkSync(join(dir, 'README.md'), join(dir, 'link.md'));
@@ -107,7 +109,7 @@ describe('listingByFind (a real find against the walk)', () => {
   it('lists exactly what walkFiles visits, with the same size and mtime numbers', async () => {
     const byFind = mapOf(await listingByFind(dir));
     const byWalk = walked(dir);
-    expect([...byWalk.keys()].sort()).toEqual(['README.md', 'src/Größe – ü.md', 'src/a.tmp-x', 'src/a.ts', 'src/deep/b c.py', 'src/deep/new\nline.md', 'topic.md']);
+    expect([...byWalk.keys()].sort()).toEqual(['README.md', 'src/Größe – ü.md', 'src/a.tmp-x', 'src/a.ts', 'src/b.tmp-1x-2', 'src/c.tmp-1-2.md', 'src/d.tmp-12-34x', 'src/deep/b c.py', 'src/deep/new\nline.md', 'topic.md']);
     expect(byFind).toEqual(byWalk);
   });
 
