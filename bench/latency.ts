@@ -214,7 +214,7 @@ export async function runLatency(opts: LatencyOptions): Promise<BenchRecord[]> {
       });
     };
     if (!opts.quiet) process.stderr.write(`[latency] ${label}: ${topic.chunks} chunks in ${topic.files} files; ${questions.length} queries cold…\n`);
-    add('cold', await coldRuns(topic.root, questions), 'whole process: Node start-up, oclif, index load, search, JSON out');
+    add('cold', await coldRuns(topic.root, questions), 'whole process: Node start-up, the search fast path (no oclif), index load, search, JSON out');
     if (!opts.quiet) process.stderr.write(`[latency] ${label}: warm…\n`);
     if (hasServe()) {
       const served = await serveRuns(topic.root, questions);
