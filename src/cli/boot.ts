@@ -3,9 +3,9 @@
  * no ES module loader. The build bundles the fast path into one CommonJS file, dist/fast.cjs
  * (scripts/bundle-fast.mjs), which runs here through V8's code cache: Node 20 keeps no compiled
  * ES modules between runs, and compiling the ~60 modules of a search was about a third of a cold
- * one. The first run writes the cache (after running, so it holds every function
- * the run compiled); later runs skip parsing and compiling. Without the bundle, or on a Node that
- * cannot require() the ES-module packages, the unbundled fast path runs as before.
+ * one. The first run of a command that succeeds writes its cache (at exit, so it holds every
+ * function the run compiled); later runs skip parsing and compiling. Without the bundle, or on a
+ * Node that cannot require() the ES-module packages, the separate modules run as before.
  */
 import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -27,10 +27,18 @@ const STALE_CACHE_MS = 24 * 3600 * 1000;
 export async function runFastPath(argv: readonly string[], env: NodeJS.ProcessEnv = process.env): Promise<boolean> {
   const bundle = fileURLToPath(new URL('../fast.cjs', import.meta.url));
   const useBundle = process.features.require_module === true && !envFlagOr('noBundle', true, env);
-  const runFast = useBundle ? loadBundle(bundle, codeCacheDir(env)) : null;
-  // A URL, not a literal: the build must leave this import to run time, not bundle it in.
-  const separate = (): Promise<{ runFast: RunFast }> => import(new URL('./fast.js', import.meta.url).href);
-  return (runFast ?? (await separate()).runFast)(argv);
+  // One cache per command: each holds what its own runs compile.
+  const loaded = useBundle ? loadBundle(bundle, codeCacheDir(env), argv[0] === 'mcp' ? 'mcp' : 'search') : null;
+  if (!loaded) {
+    // A URL, not a literal: the build must leave this import to run time, not bundle it in.
+    const separate = (await import(new URL('./fast.js', import.meta.url).href)) as { runFast: RunFast };
+    return separate.runFast(argv);
+  }
+  const handled = await loaded.runFast(argv);
+  // Only a run that did the command's work (not one handed to oclif, nor a failure) compiled what
+  // later runs need; a cache from a thinner run would be kept and leave them compiling.
+  if (handled) loaded.keepCacheAtExit();
+  return handled;
 }
 
 /**
@@ -44,17 +52,23 @@ export function codeCacheDir(env: NodeJS.ProcessEnv): string | null {
   return join(base, 'tkoma-ref', 'code-cache');
 }
 
-/** The cache file for one bundle digest on this Node. Pure. */
-export function codeCacheFile(dir: string, digest: string, node = `${process.version}-${process.arch}`): string {
-  return join(dir, `fast-${digest}-${node}.v8`);
+/** The cache file for one bundle digest, command and Node. Pure. */
+export function codeCacheFile(dir: string, digest: string, command: string, node = `${process.version}-${process.arch}`): string {
+  return join(dir, `fast-${digest}-${command}-${node}.v8`);
+}
+
+interface LoadedBundle {
+  runFast: RunFast;
+  /** Writes the code cache when the process exits with status 0, unless a good one was read. */
+  keepCacheAtExit(): void;
 }
 
 /**
- * dist/fast.cjs's runFast, compiled from the code cache when there is a good one; null without a
- * bundle, or with one older than the modules it was made from (tsc run again without the bundle
- * step: the separate modules are the newer code).
+ * dist/fast.cjs, compiled from the code cache when there is a good one; null without a bundle,
+ * or with one older than the modules it was made from (tsc run again without the bundle step: the
+ * separate modules are the newer code).
  */
-function loadBundle(bundle: string, cacheDir: string | null): RunFast | null {
+function loadBundle(bundle: string, cacheDir: string | null, command: string): LoadedBundle | null {
   let source: string;
   try {
     if (statSync(new URL('./fast.js', import.meta.url)).mtimeMs > statSync(bundle).mtimeMs) return null;
@@ -64,23 +78,28 @@ function loadBundle(bundle: string, cacheDir: string | null): RunFast | null {
   }
   const digest = HEADER.exec(source)?.[1];
   if (digest === undefined) return null;
-  const cacheFile = cacheDir === null ? null : codeCacheFile(cacheDir, digest);
+  const cacheFile = cacheDir === null ? null : codeCacheFile(cacheDir, digest, command);
   let cachedData: Buffer | undefined;
   if (cacheFile !== null) {
     try {
       cachedData = readFileSync(cacheFile);
     } catch {
-      // No cache yet: this run writes one.
+      // No cache yet: this run may write one.
     }
   }
   const script = new Script(`(function (exports, require, module, __filename, __dirname) {${source}\n})`, { filename: bundle, cachedData });
-  // V8 refuses a cache of another V8, other flags or another source length: rewrite it then.
-  if (cacheFile !== null && (cachedData === undefined || script.cachedDataRejected === true)) {
-    process.once('exit', () => writeCodeCache(script, cacheFile));
-  }
   const module = { exports: {} as { runFast?: RunFast } };
   (script.runInThisContext() as (...a: unknown[]) => void)(module.exports, createRequire(bundle), module, bundle, dirname(bundle));
-  return module.exports.runFast ?? null;
+  const runFast = module.exports.runFast;
+  if (!runFast) return null;
+  // V8 refuses a cache of another V8, other flags or another source length: rewrite it then.
+  const write = cacheFile !== null && (cachedData === undefined || script.cachedDataRejected === true);
+  return {
+    runFast,
+    keepCacheAtExit: () => {
+      if (write) process.once('exit', (code) => code === 0 && writeCodeCache(script, cacheFile));
+    },
+  };
 }
 
 /** Best effort: a cache that cannot be written only costs the next run its compile time. */
@@ -98,7 +117,7 @@ function writeCodeCache(script: Script, file: string): void {
   }
 }
 
-/** Removes this tool's old cache files (other builds or Nodes), never anything else in the folder. */
+/** Removes this tool's old cache files (other builds, commands or Nodes), never anything else in the folder. */
 function removeStaleCaches(dir: string, keep: string): void {
   const now = Date.now();
   for (const name of readdirSync(dir)) {

@@ -48,7 +48,7 @@ describe('boot settings', () => {
     expect(codeCacheDir({ TKOMA_REF_CODE_CACHE: 'OFF' })).toBeNull();
     expect(codeCacheDir({ XDG_CACHE_HOME: '/x', HOME: '/h' })).toBe(join('/x', 'tkoma-ref', 'code-cache'));
     expect(codeCacheDir({ TKOMA_REF_CODE_CACHE: '', HOME: '/h' })).toBe(join('/h', '.cache', 'tkoma-ref', 'code-cache'));
-    expect(codeCacheFile('/c', 'ab'.repeat(10), 'v1-x')).toBe(join('/c', `fast-${'ab'.repeat(10)}-v1-x.v8`));
+    expect(codeCacheFile('/c', 'ab'.repeat(10), 'mcp', 'v1-x')).toBe(join('/c', `fast-${'ab'.repeat(10)}-mcp-v1-x.v8`));
   });
 });
 
@@ -79,7 +79,7 @@ describe('code cache, end to end', () => {
     const first = await run();
     expect(first.stdout).toBe(separate);
     const digest = /^\/\/ tkoma-ref fast path ([0-9a-f]{20})/.exec(bundleText())![1]!;
-    const file = codeCacheFile(cacheDir, digest);
+    const file = codeCacheFile(cacheDir, digest, 'search');
     expect(cacheFiles()).toEqual([file.slice(cacheDir.length + 1)]);
     const written = readFileSync(file);
     const at = statSync(file).mtimeMs;
@@ -104,8 +104,8 @@ describe('code cache, end to end', () => {
 
   it("removes other builds' caches once a day old, and nothing that is not its own", async () => {
     const [own] = cacheFiles();
-    const old = join(cacheDir, `fast-${'0'.repeat(20)}-v0.0.0-x64.v8`);
-    const fresh = join(cacheDir, `fast-${'1'.repeat(20)}-v0.0.0-x64.v8`);
+    const old = join(cacheDir, `fast-${'0'.repeat(20)}-search-v0.0.0-x64.v8`);
+    const fresh = join(cacheDir, `fast-${'1'.repeat(20)}-search-v0.0.0-x64.v8`);
     const foreign = join(cacheDir, 'notes.txt');
     for (const f of [old, fresh, foreign]) writeFileSync(f, 'x');
     const twoDaysAgo = new Date(Date.now() - 2 * 24 * 3600 * 1000);
@@ -113,6 +113,21 @@ describe('code cache, end to end', () => {
     writeFileSync(join(cacheDir, own!), 'stale'); // refused, so this run writes, then tidies
     expect((await run()).stdout).toBe(separate);
     expect(cacheFiles()).toEqual([own, fresh.slice(cacheDir.length + 1), 'notes.txt'].sort());
+  });
+
+  it('writes none after a failed search or one handed to oclif, and keeps mcp apart', async () => {
+    const dir = join(tmp.path, 'cache-kinds');
+    const env = { TKOMA_REF_CODE_CACHE: dir };
+    const missing = await cli(['search', 'x', '--topic', 'topic-nope', '--json', '--no-server'], { root, env });
+    expect(missing.code).toBe(3);
+    expect((await cli(['search', '--help'], { root, env })).code).toBe(0);
+    expect(existsSync(dir) ? readdirSync(dir) : []).toEqual([]);
+    const init = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '0' } } };
+    const mcp = await cli(['mcp', '--no-serve'], { root, env, input: JSON.stringify(init) + '\n' });
+    expect(mcp.code, mcp.stderr).toBe(0);
+    expect(readdirSync(dir)).toEqual([expect.stringMatching(/^fast-[0-9a-f]{20}-mcp-v\d/)]);
+    expect((await cli(args, { root, env })).stdout).toBe(separate);
+    expect(readdirSync(dir).sort()).toEqual([expect.stringMatching(/-mcp-/), expect.stringMatching(/-search-/)]);
   });
 
   it('off, unwritable or on a Node that cannot require ES modules: same answer, no cache', async () => {
