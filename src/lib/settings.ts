@@ -64,7 +64,7 @@ export const SETTINGS = {
   codeCache: {
     env: 'TKOMA_REF_CODE_CACHE',
     kind: 'path',
-    doc: "Folder for V8's compiled code of `search`/`mcp` start-up (read by src/cli/boot.ts); `off` to not keep it.",
+    doc: "Folder where `search` and `mcp` keep V8's compiled code between runs (a faster cold start); `off` to keep none.",
     shown: '`$XDG_CACHE_HOME/tkoma-ref/code-cache`',
   },
   noBundle: {
