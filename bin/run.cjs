@@ -10,7 +10,8 @@ function boot() {
   try {
     return require('../dist/boot.cjs');
   } catch (err) {
-    if (err && err.code === 'MODULE_NOT_FOUND' && String(err.message).includes('boot.cjs')) return null;
+    // Only boot.cjs itself missing (the message's first line); not a module it requires.
+    if (err && err.code === 'MODULE_NOT_FOUND' && String(err.message).split('\n')[0].includes('boot.cjs')) return null;
     throw err;
   }
 }
