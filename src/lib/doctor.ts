@@ -165,8 +165,8 @@ export async function runDoctor(root: string, opts: { bin?: string } = {}): Prom
   }
 
   try {
-    const { indexStatus } = await import('./index/service.js');
-    const s = await indexStatus(root);
+    const { indexStatusWithVectors } = await import('./vectors/status.js');
+    const s = await indexStatusWithVectors(root);
     const pending = s.pending.added + s.pending.changed + s.pending.removed;
     checks.push({
       name: 'index',

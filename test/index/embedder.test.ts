@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 
 import { forgetEmbedders, parseRecordedKey, resolveEmbedder } from '../../src/lib/embedding/root-embedder.js';
-import { forgetTopicIndex, loadHead, rebuildIndex, syncIndex } from '../../src/lib/index/service.js';
+import { forgetTopicIndex, loadHead, syncIndex } from '../../src/lib/index/service.js';
+import { rebuildIndex } from '../../src/lib/vectors/rebuild.js';
 import { searchReferences, searchTopics } from '../../src/lib/search/search.js';
 import { readConfig, writeConfig } from '../../src/lib/store/config.js';
 import { type EmbedServer, makeTmpRoot, SAMPLE_FILES, startEmbedServer, writeTopic } from '../helpers/index-topics.js';

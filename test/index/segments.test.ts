@@ -5,7 +5,8 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 
 import type { Embedder } from '../../src/lib/embedding/types.js';
 import { FULL_MERGE_RATIO, MAX_SEGMENTS, planCompaction } from '../../src/lib/index/compact.js';
-import { forgetTopicIndex, loadHead, loadTopicIndex, rebuildIndex, syncIndex, topicIndexDir } from '../../src/lib/index/service.js';
+import { forgetTopicIndex, loadHead, loadTopicIndex, syncIndex, topicIndexDir } from '../../src/lib/index/service.js';
+import { rebuildIndex } from '../../src/lib/vectors/rebuild.js';
 import { searchReferences } from '../../src/lib/search/search.js';
 import { type EmbedServer, makeTmpRoot, startBowEmbedder, writeTopic } from '../helpers/index-topics.js';
 

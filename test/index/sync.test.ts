@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 
 import type { Embedder } from '../../src/lib/embedding/types.js';
-import { forgetTopicIndex, indexDir, indexStatus, lexicallyCurrent, liveChunkCount, loadHead, loadTopicIndex, rebuildIndex, removeTopicIndex, syncIndex, topicIndexDir } from '../../src/lib/index/service.js';
+import { forgetTopicIndex, indexDir, indexStatus, lexicallyCurrent, liveChunkCount, loadHead, loadTopicIndex, removeTopicIndex, syncIndex, topicIndexDir } from '../../src/lib/index/service.js';
+import { rebuildIndex } from '../../src/lib/vectors/rebuild.js';
 import { listingByFind } from '../../src/lib/index/listing-prefetch.js';
 import { searchReferences } from '../../src/lib/search/search.js';
 import { type EmbedServer, makeTmpRoot, SAMPLE_FILES, startBowEmbedder, writeTopic } from '../helpers/index-topics.js';

@@ -8,7 +8,7 @@ export default class IndexRebuild extends BaseCommand<typeof IndexRebuild> {
   static flags = { ...embedderFlag };
 
   protected async execute(): Promise<unknown> {
-    const { rebuildIndex } = await import('../../lib/index/service.js');
+    const { rebuildIndex } = await import('../../lib/vectors/rebuild.js');
     const progress = await this.progress();
     return progress.task('Rebuild index', (update) =>
       rebuildIndex(this.root(), { embedderFlag: this.flags.embedder, onProgress: (e: { topic: string; phase: string; done: number; total: number }) => update(`${e.topic} ${e.phase} ${e.done}/${e.total}`) }),

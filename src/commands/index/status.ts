@@ -6,8 +6,8 @@ export default class IndexStatus extends BaseCommand<typeof IndexStatus> {
   static examples = ['<%= config.bin %> index status', '<%= config.bin %> index status --json'];
 
   protected async execute(): Promise<unknown> {
-    const { indexStatus } = await import('../../lib/index/service.js');
-    return indexStatus(this.root());
+    const { indexStatusWithVectors } = await import('../../lib/vectors/status.js');
+    return indexStatusWithVectors(this.root());
   }
 
   protected renderHuman(s: Record<string, unknown>): string {

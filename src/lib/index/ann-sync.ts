@@ -110,7 +110,7 @@ async function textsOf(input: VectorInput, ids: readonly string[]): Promise<{ id
 }
 
 async function annFromCache(input: VectorInput, space: { key: string; dimension: number }): Promise<AnnIndex | null> {
-  const { liveRecords } = await import('../vectors/builder.js');
+  const { liveRecords } = await import('./segments.js');
   const { EmbeddingCache } = await import('../embedding/cache.js');
   const records = await liveRecords(input.root, input.topic, input.head);
   if (!records) return null;

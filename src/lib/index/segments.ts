@@ -23,6 +23,7 @@ import { readOrNull } from '../soft-fs.js';
 import { lexicalFields } from './lexical-fields.js';
 import { tempName, topicIndexDir, writeFileAtomic } from './layout.js';
 import { digestIds, RecordsEncoder, SegmentRecords, type StoredChunk } from './segment-records.js';
+import type { TopicHead } from './topic-index.js';
 
 export type { StoredChunk } from './segment-records.js';
 
@@ -327,4 +328,17 @@ function readChunkText(fd: number, c: StoredChunk): string {
 export async function removeSegmentFiles(root: string, topic: string, gen: number): Promise<void> {
   cache.delete(cacheKey(root, topic, gen));
   for (const ext of SEGMENT_EXTENSIONS) await rm(segmentFile(root, topic, gen, ext), { force: true });
+}
+
+/** Live chunk records of a head (the file table says which segment holds each file's chunks). */
+export async function liveRecords(root: string, topic: string, head: TopicHead): Promise<StoredChunk[] | null> {
+  const out: StoredChunk[] = [];
+  for (const s of head.segments) {
+    const records = await readSegmentRecords(root, topic, s.gen);
+    if (!records) return null;
+    for (const r of records) {
+      if (head.files.get(r.path)?.seg === s.gen) out.push(r);
+    }
+  }
+  return out;
 }

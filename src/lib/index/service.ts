@@ -11,10 +11,8 @@
 import { readdir, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 
-import { TkomaError } from '../errors.js';
 import { referencesDir } from '../store/root-path.js';
 import { listTopicIds, loadAllTopics } from '../store/topic-files.js';
-import type { VectorStatus } from '../vectors/status.js';
 import { FileTable } from './file-table.js';
 import { embeddingCacheDir, indexDir, readMeta } from './layout.js';
 import { removeNote } from './notes/index.js';
@@ -42,7 +40,7 @@ export {
   type TopicHead,
   type TopicIndex,
 } from './topic-index.js';
-export { chunkTexts, type ChunkRecord, lexicalDocOf, readSegmentRecords, readTexts, type StoredChunk } from './segments.js';
+export { chunkTexts, type ChunkRecord, lexicalDocOf, liveRecords, readSegmentRecords, readTexts, type StoredChunk } from './segments.js';
 export { embeddingCacheDir, INDEX_FORMAT, indexDir, isRecord, notesIndexFile, readJsonSafe, readMeta, topicIndexDir, writeJsonAtomic, writeMeta } from './layout.js';
 export { decodeVector, encodeVector, loadNotes, type NoteEntry, noteEmbedText, syncNotes } from './notes/index.js';
 
@@ -58,49 +56,27 @@ export async function removeTopicIndex(root: string, id: string): Promise<void> 
   });
 }
 
-export interface RebuildOptions extends Omit<SyncOptions, 'topicIds'> {
-  /** --embedder; used when `embedder` is not given (resolved like every command does). */
-  embedderFlag?: string;
-}
-
-export interface RebuildReport extends SyncReport {
-  vector_search: { available: boolean; embedder?: string; reason?: string; warning?: string; restored?: number; pending?: number };
+/** The vector spaces a root's index served: topic id → space, and the notes' space. */
+export interface ServedSpaces {
+  topics: Map<string, { key: string; dimension: number }>;
+  notes: { key: string; dimension: number } | null;
 }
 
 /**
- * Deletes the whole derived index and builds it again. Lexical first; then every vector the
- * embedding cache holds for the space each topic served is put back (no model is needed, so a
- * rebuild never discards vectors it could not recompute); what is missing is left to the
- * background builder. An explicitly named embedder that cannot run here fails before anything is
- * touched (EMBEDDER_UNAVAILABLE).
+ * Deletes the whole derived index and builds its lexical side again from the files, under the
+ * index lock. Answers the report and the spaces served before, so the caller
+ * (src/lib/vectors/rebuild.ts) can put their vectors back from the embedding cache.
  */
-export async function rebuildIndex(root: string, opts: RebuildOptions = {}): Promise<RebuildReport> {
-  const flag = opts.embedderFlag?.trim().toLowerCase();
-  let warning: string | undefined;
-  if (flag && flag !== 'auto' && flag !== 'none') {
-    // The named provider must run here, whatever is recorded; otherwise nothing is touched.
-    const { settingsFromEnv, createEmbedder } = await import('../embedding/index.js');
-    const { readConfig } = await import('../store/config.js');
-    const config = await readConfig(root);
-    const settings = settingsFromEnv(process.env, config.embedding as never, flag);
-    const started = await createEmbedder(settings).catch((err: unknown) => {
-      throw new TkomaError('EMBEDDER_UNAVAILABLE', `${flag} cannot run here: ${err instanceof Error ? err.message : String(err)}; nothing was changed`, { embedder: flag });
-    });
-    const recorded = config.embedding.recorded;
-    if (started && recorded && started.key !== recorded) {
-      warning = `--embedder ${started.key} is not the recorded ${recorded}: the index keeps the recorded space (choose another with \`tkoma-ref index embedder set\`)`;
-    }
-  }
+export async function rebuildLexicalIndex(root: string, opts: Omit<SyncOptions, 'topicIds'> = {}): Promise<{ report: SyncReport; served: ServedSpaces }> {
   const { listIndexedTopics, syncUnlocked } = await import('./sync.js');
-  // The spaces served before: their vectors come back from the cache.
-  const spaces = new Map<string, { key: string; dimension: number }>();
+  const topics = new Map<string, { key: string; dimension: number }>();
   for (const id of await listIndexedTopics(root)) {
     const head = await loadHead(root, id);
-    if (head?.vectors) spaces.set(id, { key: head.vectors.key, dimension: head.vectors.dimension });
+    if (head?.vectors) topics.set(id, { key: head.vectors.key, dimension: head.vectors.dimension });
   }
   const { loadNotes } = await import('./notes/index.js');
   const oldNotes = await loadNotes(root);
-  const notesSpace = oldNotes.key && oldNotes.dimension ? { key: oldNotes.key, dimension: oldNotes.dimension } : null;
+  const notes = oldNotes.key && oldNotes.dimension ? { key: oldNotes.key, dimension: oldNotes.dimension } : null;
   const { withIndexLock } = await import('../lock.js');
   const report = await withIndexLock(
     root,
@@ -111,36 +87,7 @@ export async function rebuildIndex(root: string, opts: RebuildOptions = {}): Pro
     },
     { timeoutMs: opts.lockTimeoutMs },
   );
-  const { EmbeddingCache } = await import('../embedding/cache.js');
-  const { applyFromCache, restoreNotesFromCache } = await import('../vectors/builder.js');
-  const cache = new EmbeddingCache(embeddingCacheDir(root));
-  let restored = 0;
-  if (notesSpace) restored += await restoreNotesFromCache(root, notesSpace, cache);
-  for (const [id, space] of spaces) {
-    if (!report.topics[id]) continue;
-    const r = await applyFromCache(root, id, space, cache, { lockTimeoutMs: opts.lockTimeoutMs });
-    if (r) {
-      restored += r.added;
-      report.topics[id] = { ...report.topics[id]!, vectors: r.vectors };
-    }
-  }
-  const { vectorStatus } = await import('../vectors/status.js');
-  const st = await vectorStatus(root);
-  const serving = notesSpace?.key ?? [...spaces.values()][0]?.key;
-  if (flag !== 'none' && st.pending + (st.notes.topics - st.notes.with_vectors) > 0) {
-    const { requestVectors } = await import('../vectors/background.js');
-    await requestVectors(root);
-  }
-  return {
-    ...report,
-    vector_search: {
-      available: restored > 0 || Boolean(serving),
-      ...(serving ? { embedder: serving } : { reason: 'no vectors yet: built in the background' }),
-      ...(warning ? { warning } : {}),
-      restored,
-      pending: st.pending,
-    },
-  };
+  return { report, served: { topics, notes } };
 }
 
 export interface IndexStatus {
@@ -159,8 +106,6 @@ export interface IndexStatus {
   broken: { topic_id: string; error: { code: string; message: string; file?: string; line?: number } }[];
   /** Files present but not indexed, with why (too_large, binary, unchunkable); at most 100 listed. */
   not_indexed: { count: number; files: { topic_id: string; path: string; reason: string; bytes: number }[] };
-  /** Vector work per topic: what each serves, what is pending, who builds. */
-  vector_work?: VectorStatus;
 }
 
 async function dirBytes(dir: string): Promise<number> {
@@ -219,7 +164,5 @@ export async function indexStatus(root: string): Promise<IndexStatus> {
     const head = await loadHead(root, id);
     status.pending.removed += head ? head.files.size : 0;
   }
-  const { vectorStatus } = await import('../vectors/status.js');
-  status.vector_work = await vectorStatus(root, onDisk);
   return status;
 }

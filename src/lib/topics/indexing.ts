@@ -10,19 +10,7 @@
 import { asTkomaError } from '../errors.js';
 import type { CommitAuthor } from '../root-git.js';
 import type { Progress } from '../progress.js';
-
-export interface VectorOutlook {
-  available: boolean;
-  /** The recorded space (or what the config names when nothing is recorded). */
-  embedder?: string;
-  reason?: string;
-  /** Chunks of these topics still without a vector of that space (0 when chunk vectors are off). */
-  pending?: number;
-  /** Whether chunks get vectors at all in this space (topic notes always do). */
-  chunk_vectors?: boolean;
-  /** Who builds them: a background worker (its pid), or why nobody does. */
-  building?: { pid?: number; reason?: string };
-}
+import type { VectorOutlook } from '../vectors/status.js';
 
 export interface IndexOutcome {
   chunks: Record<string, number>;

@@ -88,7 +88,7 @@ export interface RefreshResult {
   /** Files with possible prompt injection or hidden text after the refresh. */
   untrusted: { files: number; by_kind: Record<string, number> };
   /** Searchable now; how many chunks still wait for vectors (built in the background). */
-  vector_search?: import('./indexing.js').VectorOutlook;
+  vector_search?: import('../vectors/status.js').VectorOutlook;
 }
 
 /** Pure: what changed between two sets of records of one source. */

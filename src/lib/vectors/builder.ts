@@ -16,12 +16,12 @@ import {
   embeddingCacheDir,
   isRecord,
   liveChunkCount,
+  liveRecords,
   loadHead,
   loadNotes,
   nextGeneration,
   noteEmbedText,
   readJsonSafe,
-  readSegmentRecords,
   readTexts,
   saveHead,
   type StoredChunk,
@@ -94,18 +94,6 @@ interface Work {
   text: string;
 }
 
-/** Live chunk records of a head (the file table says which segment holds each file's chunks). */
-export async function liveRecords(root: string, topic: string, head: TopicHead): Promise<StoredChunk[] | null> {
-  const out: StoredChunk[] = [];
-  for (const s of head.segments) {
-    const records = await readSegmentRecords(root, topic, s.gen);
-    if (!records) return null;
-    for (const r of records) {
-      if (head.files.get(r.path)?.seg === s.gen) out.push(r);
-    }
-  }
-  return out;
-}
 
 /** Chunk ids that already have a vector of `key` (from ann.json alone: no graph is loaded). */
 async function idsWithVectors(root: string, topic: string, head: TopicHead, key: string): Promise<Set<string>> {

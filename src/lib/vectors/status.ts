@@ -2,10 +2,23 @@
  * What the vector side of a root looks like without starting any model: the target space, what
  * each topic serves and how many chunks still wait. Cheap: heads and the config only.
  */
-import { loadHead, loadNotes } from '../index/service.js';
+import { type IndexStatus, indexStatus, loadHead, loadNotes } from '../index/service.js';
 import { listTopicIds } from '../store/topic-files.js';
-import type { VectorOutlook } from '../topics/indexing.js';
 import { pendingOf, type TopicPending, vectorTarget } from './target.js';
+
+/** What a create or refresh answer says about vectors (`vector_search`). */
+export interface VectorOutlook {
+  available: boolean;
+  /** The recorded space (or what the config names when nothing is recorded). */
+  embedder?: string;
+  reason?: string;
+  /** Chunks of these topics still without a vector of that space (0 when chunk vectors are off). */
+  pending?: number;
+  /** Whether chunks get vectors at all in this space (topic notes always do). */
+  chunk_vectors?: boolean;
+  /** Who builds them: a background worker (its pid), or why nobody does. */
+  building?: { pid?: number; reason?: string };
+}
 
 export interface VectorStatus {
   target: string;
@@ -75,4 +88,10 @@ export async function hasVectorWork(root: string): Promise<boolean> {
     if (pendingOf(await loadHead(root, id), target.key, true).pending > 0) return true;
   }
   return false;
+}
+
+/** `index status`: the index's own figures plus the vector work per topic (what each serves, what is pending, who builds). */
+export async function indexStatusWithVectors(root: string): Promise<IndexStatus & { vector_work: VectorStatus }> {
+  const status = await indexStatus(root);
+  return { ...status, vector_work: await vectorStatus(root) };
 }
