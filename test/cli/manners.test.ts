@@ -20,7 +20,7 @@ function inTerminal(args: string[], root: string, input = '', cols?: number): { 
     input,
     encoding: 'utf8',
     env: { ...process.env, TKOMA_REF_EMBEDDER: 'none', NO_COLOR: '1' },
-    timeout: 60_000,
+    timeout: 600_000, // a hang net only
   });
   return { out: r.stdout.replace(/\r/g, ''), code: r.status ?? -1 };
 }

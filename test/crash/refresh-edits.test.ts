@@ -29,7 +29,7 @@ describe('refresh keeps what the operator writes into the topic while it runs', 
     upstream = makeRepo(join(tmp.path, 'up'), files);
     await mustRun(['init', '--json'], root);
     await mustRun(createArgs('big', upstream.url), root);
-  }, 180_000);
+  });
   afterAll(() => tmp.cleanup());
 
   /** An upstream change: README and f-0001 change, a new file appears, f-0009 goes. */
@@ -88,7 +88,7 @@ describe('refresh keeps what the operator writes into the topic while it runs', 
     const rec = readFileSync(join(dir, '.tkoma-files.jsonl'), 'utf8').split('\n').find((l) => l.includes('"docs/f-0001.md"'))!;
     expect(rec).toBeTruthy();
     expectClean(root); // everything, the operator's files included, is in the refresh's commit
-  }, 120_000);
+  });
 
   it('the folder re-created and written to between the two renames, and late writes into the old folder, survive', async () => {
     upstreamMoves();
@@ -108,7 +108,7 @@ describe('refresh keeps what the operator writes into the topic while it runs', 
     expect(readFileSync(join(dir, 'cwd-writer.md'), 'utf8')).toBe('written into the old folder\n');
     expect(existsSync(join(dir, `docs/new-${round}.md`))).toBe(true);
     expectClean(root);
-  }, 120_000);
+  });
 
   it(`a writer process adding a file every few ms through a ${FILES}-file refresh loses nothing`, async () => {
     upstreamMoves();
@@ -145,5 +145,5 @@ describe('refresh keeps what the operator writes into the topic while it runs', 
     const lost = names.filter((name) => !existsSync(join(dir, name)) || readFileSync(join(dir, name), 'utf8') !== `writer ${Number(name.slice(2, 7))}\n`);
     expect(lost).toEqual([]);
     expect(existsSync(join(dir, `docs/new-${round}.md`))).toBe(true);
-  }, 180_000);
+  });
 });

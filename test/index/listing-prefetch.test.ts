@@ -177,7 +177,7 @@ describe('listingByFind (a real find against the walk)', () => {
     const r = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
       env: { ...process.env, PATH: `${bin}:${process.env.PATH}` },
       encoding: 'utf8',
-      timeout: 30_000,
+      timeout: 600_000, // a process that waited for find would never exit; this only ends such a hang
     });
     expect(r.signal).toBeNull();
     expect(r.status).toBe(0);

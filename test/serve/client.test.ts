@@ -15,7 +15,7 @@ import { startServer } from '../../src/lib/serve/server.js';
 import { makeTmpRoot, writeTopic } from '../helpers/index-topics.js';
 
 /** The client with a connect timeout that a loaded test machine cannot trip. */
-const tryServer: typeof tryServerRaw = (r, op, args, opts = {}) => tryServerRaw(r, op, args, { timeoutMs: 5000, ...opts });
+const tryServer: typeof tryServerRaw = (r, op, args, opts = {}) => tryServerRaw(r, op, args, { timeoutMs: 120_000, ...opts });
 
 let root: string;
 let cleanup: () => void;

@@ -17,7 +17,7 @@ import { BAKERY, type EmbedServer, makeTmpRoot, WIDGETRY, startEmbedServer, writ
 import { Events, ping, rawExchange } from '../helpers/serve.js';
 
 /** The client with a connect timeout that a loaded test machine cannot trip. */
-const tryServer: typeof tryServerRaw = (r, op, args, opts = {}) => tryServerRaw(r, op, args, { timeoutMs: 5000, ...opts });
+const tryServer: typeof tryServerRaw = (r, op, args, opts = {}) => tryServerRaw(r, op, args, { timeoutMs: 120_000, ...opts });
 
 
 let embed: EmbedServer;
