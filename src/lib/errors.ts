@@ -19,6 +19,7 @@ export const EXIT = {
   DISK_FULL: 10, // no space left (ENOSPC) or quota exceeded (EDQUOT)
   GIT_FAILED: 11, // a git command failed (a hook, commit signing, a damaged repository)
   DECLINED: 12, // the operator answered no at a terminal prompt (delete, create): nothing was written
+  ROOT_BUSY: 13, // the root's git is mid-operation (detached HEAD, merge, rebase, unmerged paths): nothing was written
 } as const;
 
 export const ERROR_CODES = {
@@ -51,6 +52,7 @@ export const ERROR_CODES = {
   DISK_FULL: EXIT.DISK_FULL,
   GIT_FAILED: EXIT.GIT_FAILED,
   DECLINED: EXIT.DECLINED,
+  ROOT_BUSY: EXIT.ROOT_BUSY,
   INTERNAL: EXIT.ERROR,
 } as const;
 

@@ -15,6 +15,7 @@ import { dirname, join, relative } from 'node:path';
 import { TkomaError } from '../errors.js';
 import { type CommitAuthor, commitStaged, forceAdd, git, hasStaged, indexEntries, stageAll } from '../root-git.js';
 import { commandLine, withLock } from '../lock.js';
+import { assertRootIdle } from '../root-state.js';
 import { crashPoint } from './crash.js';
 import { anchorStateIgnore } from './ignore.js';
 import { checkRelPath, type Journal, journalFile, newJournal, removeJournal, saveIndex, saveWrite, writeJournal } from './journal.js';
@@ -71,11 +72,13 @@ export async function runMutation<T>(root: string, spec: MutationSpec, fn: (ctx:
     async () => {
       crashPoint(`${spec.op}:locked`);
       const useGit = !spec.noGit && existsSync(join(root, '.git'));
+      const paths = spec.paths ?? [`references/${spec.topicId}`];
       if (useGit) {
         recoverRoot(root);
+        // Never into an operator's merge, rebase, … nor onto a detached HEAD (ROOT_BUSY).
+        assertRootIdle(root, paths);
         if (spec.op !== 'anchor-ignore') await anchorStateIgnore(root);
       }
-      const paths = spec.paths ?? [`references/${spec.topicId}`];
       const file = journalFile(root, spec.op);
       let journal: Journal | null = null;
       const tracked: string[] = [];
@@ -128,6 +131,8 @@ export async function runMutation<T>(root: string, spec: MutationSpec, fn: (ctx:
             const scope = [...written, ...tracked];
             if (scope.length === 0) throw new TkomaError('INTERNAL', `${spec.op} changed files it did not declare (willWrite)`);
             crashPoint(`${spec.op}:before-commit`);
+            // Again just before the commit: the operator may have started a merge meanwhile.
+            assertRootIdle(root, scope);
             j.staged = scope;
             j.index = saveIndex(root, spec.op, await indexEntries(root, scope));
             writeJournal(root, j);

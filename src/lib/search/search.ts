@@ -7,6 +7,7 @@
 import type { Role } from '../chunking/types.js';
 import type { Embedder } from '../embedding/types.js';
 import { type ErrorCode, TkomaError } from '../errors.js';
+import { rootStateNote } from '../root-state.js';
 import { type FileStatus, staleness } from '../store/model.js';
 import { type BrokenTopic, type LoadedTopic, loadAllTopics } from '../store/topic-files.js';
 import { DEFAULT_CONTEXT_MAX_CHARS, type HitContext, MAX_CONTEXT_LINES, parseContext } from './context.js';
@@ -88,6 +89,8 @@ export interface ReferenceSearchResult {
   topics_searched: string[];
   results: ReferenceHit[];
   vector_search: VectorSearchInfo;
+  /** The root's git is mid-operation (detached HEAD, merge, rebase, …): what is read may change or hold conflict markers. */
+  root_warning?: string;
   /** Topics left out because their topic.md is broken (does not parse, or `id` is not the folder). */
   broken_topics?: { topic_id: string; error: BrokenTopic['error'] }[];
 }
@@ -239,5 +242,8 @@ export async function searchReferences(root: string, req: ReferenceSearchRequest
     vector_search,
     ...(broken.length > 0 && !given ? { broken_topics: broken.map((b) => ({ topic_id: b.topic_id, error: b.error })) } : {}),
   };
+  // Marker files only: a search must stay cheap (unmerged paths show as conflicted hits instead).
+  const rootWarning = rootStateNote(root, { unmerged: false });
+  if (rootWarning) out.root_warning = rootWarning;
   return out;
 }

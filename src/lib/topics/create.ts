@@ -11,6 +11,7 @@ import { approvalLine, canonicalRequest, issueToken, verifyToken } from '../appr
 import { TkomaError } from '../errors.js';
 import { adoptPacks, type CommitAuthor } from '../root-git.js';
 import { crashPoint, runMutation, stagingPath } from '../mutation.js';
+import { assertRootIdle } from '../root-state.js';
 import type { Progress } from '../progress.js';
 import { type GitProbe, probeGitSource } from '../sources/git.js';
 import { repoDisplayName } from '../sources/git-url.js';
@@ -226,6 +227,8 @@ function commitMessage(req: CreateRequest, fileCount: number, fetched: { source:
 }
 
 async function phaseTwo(root: string, req: CreateRequest, opts: CreateOptions): Promise<CreateResult> {
+  // A root mid-merge or on a detached HEAD is refused before minutes of fetching, not after.
+  assertRootIdle(root, [`references/${req.topic_id}`]);
   // Fetching can take minutes: it happens in a staging folder of this process, without the lock.
   const staging = stagingPath(root, req.topic_id);
   // The fetched blobs, packed for the root's object store: `git add` then finds them stored.

@@ -1,6 +1,7 @@
 /** Read-only views of topics: list, recent, show, get. No index, no models: cheap to call. */
 
 import { TkomaError } from '../errors.js';
+import { rootStateNote } from '../root-state.js';
 import { readInside } from '../safety/paths.js';
 import { untrustedFor, untrustedSummary } from '../safety/warnings.js';
 import { displayTags, displayTitle } from '../safety/text.js';
@@ -102,6 +103,7 @@ export interface TopicShow extends TopicListEntry {
   /** Files with flags, and the count of each kind. */
   untrusted: { files: number; by_kind: Record<string, number> };
   body: string;
+  root_warning?: string;
 }
 
 export async function showTopic(root: string, id: string): Promise<TopicShow> {
@@ -127,6 +129,7 @@ export async function showTopic(root: string, id: string): Promise<TopicShow> {
     }),
     untrusted: untrustedSummary(front.files.map((p) => ({ path: p, flags: manifest.get(p)?.flags }))),
     body,
+    ...rootWarning(root),
   };
 }
 
@@ -156,6 +159,8 @@ export interface GetResult {
   is_stale: boolean;
   /** Findings of the injection checks inside the returned lines (or about the whole file: line 0). */
   untrusted?: { kind: string; line: number }[];
+  /** The root's git is mid-operation (detached HEAD, merge, rebase, …): see rootStateNote. */
+  root_warning?: string;
 }
 
 /**
@@ -234,5 +239,11 @@ export async function getReference(root: string, req: GetRequest): Promise<GetRe
     commit: rec?.commit ?? null,
     is_stale: staleness(front).is_stale,
     ...untrustedFor(rec, s, truncated ? s + content.split('\n').length - 1 : Math.max(s, e)),
+    ...rootWarning(root),
   };
+}
+
+function rootWarning(root: string): { root_warning?: string } {
+  const note = rootStateNote(root, { unmerged: false });
+  return note ? { root_warning: note } : {};
 }

@@ -36,6 +36,7 @@ import { asTkomaError, TkomaError } from '../errors.js';
 import { holdPoint } from '../hold.js';
 import type { CommitAuthor } from '../root-git.js';
 import { crashPoint, runMutation, stagingPath } from '../mutation.js';
+import { assertRootIdle } from '../root-state.js';
 import type { Progress } from '../progress.js';
 import { repoDisplayName } from '../sources/git-url.js';
 import { parseTopicMd } from '../store/frontmatter.js';
@@ -151,6 +152,8 @@ type RefreshOptions = { author: CommitAuthor; progress: Progress; embedderFlag?:
 export const refreshTopic = (root: string, id: string, opts: RefreshOptions): Promise<RefreshResult> => withYoungGenerationHeld(() => refreshHeld(root, id, opts));
 
 async function refreshHeld(root: string, id: string, opts: RefreshOptions): Promise<RefreshResult> {
+  // A root mid-merge or on a detached HEAD is refused before asking upstream, not after.
+  assertRootIdle(root, [`references/${id}`]);
   const staging = stagingPath(root, `refresh-${id}`);
   const next = stagingPath(root, `next-${id}`);
   let stray: string | null = null;
