@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 
-import { isValidTopicId, staleness, topicIdFromTitle, withFileWarnings } from '../../src/lib/store/model.js';
+import { CLOCK_SKEW_TOLERANCE_MS, fetchedAtProblem, isValidTopicId, staleness, topicIdFromTitle, withFileWarnings } from '../../src/lib/store/model.js';
 
 const now = new Date('2025-07-20T12:00:00Z');
 
@@ -21,6 +21,31 @@ describe('staleness (the seed logic)', () => {
   it('treats obsolete and hand-set stale topics as stale', () => {
     expect(staleness({ status: 'obsolete', fetched_at: '2025-07-19T00:00:00Z', max_age_days: 30 }, now).is_stale).toBe(true);
     expect(staleness({ status: 'stale', fetched_at: '2025-07-19T00:00:00Z', max_age_days: 30 }, now).is_stale).toBe(true);
+  });
+});
+
+describe('a fetched_at from a wrong clock', () => {
+  const ahead = (ms: number) => new Date(now.getTime() + ms).toISOString();
+  const front = (fetched_at: string, max_age_days = 30) => ({ id: 'topic-x', status: 'active' as const, fetched_at, max_age_days });
+
+  it('counts a topic fetched "in the future" as stale, with a warning naming the fix', () => {
+    // A year ahead would otherwise be fresh for a year and more.
+    expect(staleness(front(ahead(365 * 86_400_000)), now)).toEqual({ is_stale: true, stale_since: null });
+    expect(staleness(front(ahead(CLOCK_SKEW_TOLERANCE_MS + 1000)), now).is_stale).toBe(true);
+    const warning = fetchedAtProblem(front(ahead(86_400_000)), now);
+    expect(warning).toMatch(/is in the future .*wrong\).*counts as stale until `tkoma-ref refresh topic-x`/);
+  });
+
+  it('tolerates the few minutes by which clocks of machines sharing a root differ', () => {
+    expect(staleness(front(ahead(CLOCK_SKEW_TOLERANCE_MS - 1000)), now)).toEqual({ is_stale: false, stale_since: null });
+    expect(fetchedAtProblem(front(ahead(CLOCK_SKEW_TOLERANCE_MS - 1000)), now)).toBeNull();
+    expect(fetchedAtProblem(front(now.toISOString()), now)).toBeNull();
+  });
+
+  it('warns about an unreadable fetched_at too, and never for a topic that cannot go stale', () => {
+    expect(fetchedAtProblem(front('yesterday'), now)).toMatch(/^fetched_at "yesterday" is not a date/);
+    expect(fetchedAtProblem(front(ahead(86_400_000), 0), now)).toBeNull();
+    expect(staleness(front(ahead(86_400_000), 0), now).is_stale).toBe(false);
   });
 });
 

@@ -144,7 +144,8 @@ export function validateRef(ref: string): void {
   if (ref.includes('..')) throw bad('must not contain ".."');
   if (/[\u0000-\u0020\u007f]/.test(ref)) throw bad('must not contain spaces or control characters');
   if (/[:~^?*[\\]/.test(ref)) throw bad('must not contain any of : ~ ^ ? * [ \\');
-  if (ref.includes('@{') || ref === '@') throw bad('must not contain "@{"');
+  if (ref === '@') throw bad('"@" alone is git\'s name for HEAD, not a branch, tag or commit: name one');
+  if (ref.includes('@{')) throw bad('must not contain "@{"');
   if (ref.startsWith('/') || ref.endsWith('/') || ref.includes('//')) throw bad('bad slashes');
   if (ref.endsWith('.') || ref.endsWith('.lock')) throw bad('must not end with "." or ".lock"');
   if (ref.split('/').some((part) => part.startsWith('.'))) throw bad('no component may start with "."');

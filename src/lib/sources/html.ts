@@ -22,7 +22,7 @@ import {
   textWeight,
 } from './html-dom.js';
 import { collectHiddenTexts, isHidden } from './html-hidden.js';
-import { splitForConversion } from './html-segments.js';
+import { convertInPieces } from './html-segments.js';
 
 export interface HtmlConversion {
   markdown: string;
@@ -103,10 +103,7 @@ export function htmlToMarkdown(html: string, baseUrl?: string): HtmlConversion {
     bulletMarker: '-',
     maxConsecutiveNewlines: 0, // our own collapse below leaves code blocks alone
   });
-  const converted = splitForConversion(content, SEGMENT_CHARS)
-    .map((piece) => converter.translate(piece).trim())
-    .filter((md) => md !== '')
-    .join('\n\n');
+  const converted = convertInPieces(content, SEGMENT_CHARS, (piece) => converter.translate(piece));
 
   let markdown = collapseBlankLines(converted).trim();
   if (!hasH1 && title) markdown = markdown ? `# ${title}\n\n${markdown}` : `# ${title}`;

@@ -124,10 +124,90 @@ function decoderFor(label: string | undefined): TextDecoder {
   }
 }
 
-/** Decode with BOM, then declared charset, then (for HTML) the meta charset; invalid bytes become U+FFFD. */
-export function decodeBody(bytes: Uint8Array, ct: ContentType, kind: BodyKind): string {
-  const label = bomCharset(bytes) ?? ct.charset ?? (kind === 'html' ? sniffMetaCharset(bytes) : undefined);
-  return decoderFor(label).decode(bytes);
+/** The encoding a label names (WHATWG names: `latin1` → `windows-1252`), undefined when unknown. */
+function encodingOf(label: string): string | undefined {
+  try {
+    return new TextDecoder(label).encoding;
+  } catch {
+    return undefined;
+  }
+}
+
+const STRICT_UTF8 = new TextDecoder('utf-8', { fatal: true });
+
+/** True when the bytes are well-formed UTF-8 (ASCII included). */
+function isUtf8(bytes: Uint8Array): boolean {
+  try {
+    STRICT_UTF8.decode(bytes);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+const hasHighBytes = (bytes: Uint8Array): boolean => bytes.some((b) => b >= 0x80);
+
+export interface CharsetChoice {
+  /** The WHATWG encoding name the body is decoded with. */
+  encoding: string;
+  /** Why: `bom`, `header`, `meta`, `default`, or `utf-8-body` (a label that cannot be right overruled). */
+  from: 'bom' | 'header' | 'meta' | 'default' | 'utf-8-body';
+  /** The label the server or page gave, when it was overruled or unknown. */
+  label?: string;
+}
+
+/**
+ * The encoding of a body, decided as browsers do and a little further: a byte order mark wins;
+ * then a body that is well-formed UTF-8 overrules a label that cannot describe it (UTF-16 without
+ * a BOM on a body of single bytes, or a legacy charset on a body whose non-ASCII bytes all form
+ * UTF-8 sequences, which text in those charsets practically never does); then the HTTP label,
+ * then (HTML) `<meta charset>`, where UTF-16 means UTF-8 as the HTML standard says; else UTF-8.
+ */
+export function chooseCharset(bytes: Uint8Array, headerCharset: string | undefined, kind: BodyKind): CharsetChoice {
+  const bom = bomCharset(bytes);
+  if (bom) return { encoding: bom, from: 'bom' };
+  const meta = headerCharset === undefined && kind === 'html' ? sniffMetaCharset(bytes) : undefined;
+  const label = headerCharset ?? meta;
+  if (label === undefined) return { encoding: 'utf-8', from: 'default' };
+  const named = encodingOf(label);
+  if (named === undefined) return { encoding: 'utf-8', from: 'default', label };
+  if (named === 'utf-8') return { encoding: named, from: headerCharset !== undefined ? 'header' : 'meta' };
+  const utf16 = named.startsWith('utf-16');
+  // A meta tag is read from bytes already decoded as ASCII-compatible: UTF-16 there is a mistake.
+  if (utf16 && meta !== undefined) return { encoding: 'utf-8', from: 'meta', label };
+  if ((utf16 || hasHighBytes(bytes)) && isUtf8(bytes)) {
+    // UTF-16 of markup has a NUL byte in every ASCII character; a body with none is not UTF-16.
+    if (!utf16 || !bytes.subarray(0, 4096).includes(0)) return { encoding: 'utf-8', from: 'utf-8-body', label };
+  }
+  return { encoding: named, from: headerCharset !== undefined ? 'header' : 'meta' };
+}
+
+/**
+ * Decode as chooseCharset decides (invalid bytes become U+FFFD); refuses text the declared charset
+ * turns to garbage (assertDecoded).
+ */
+export function decodeBody(bytes: Uint8Array, ct: ContentType, kind: BodyKind, url = ''): string {
+  const choice = chooseCharset(bytes, ct.charset, kind);
+  const text = decoderFor(choice.encoding).decode(bytes);
+  assertDecoded(bytes, text, kind, choice, url);
+  return text;
+}
+
+/**
+ * Refuses a body that the chosen encoding turned into something else than text: the bytes hold
+ * `<` (HTML) or a newline (other text) but the decoded text does not. Only UTF-16 read from
+ * single-byte text does that, giving CJK-looking garbage with no U+FFFD to count. The error
+ * (UNDECODABLE_TEXT) names the encoding, so the operator knows the server lies about its charset.
+ */
+export function assertDecoded(bytes: Uint8Array, text: string, kind: BodyKind, choice: CharsetChoice, url: string): void {
+  const probe = kind === 'html' ? '<' : '\n';
+  if (!bytes.subarray(0, 4096).includes(probe.charCodeAt(0))) return;
+  if (text.slice(0, 4096).includes(probe)) return;
+  throw new TkomaError('UNDECODABLE_TEXT', `${url} does not decode as ${choice.encoding} (its declared charset): the text would be garbage.`, {
+    url,
+    encoding: choice.encoding,
+    ...(choice.label ? { label: choice.label } : {}),
+  });
 }
 
 function fenced(text: string, lang: string): string {

@@ -250,7 +250,7 @@ export async function fetchWebPage(url: string, opts: FetchWebOptions = {}): Pro
     const bytes = await readCapped(response, maxBytes, final);
     const kind = classifyBody(ct, final, bytes);
     if (kind === 'binary') throw refuseBinary();
-    const text = decodeBody(bytes, ct, kind);
+    const text = decodeBody(bytes, ct, kind, final);
     assertText(text, final);
     if (kind === 'html') assertConvertible(text, final, opts.maxStoredBytes);
     const stored = bodyToMarkdown(text, kind, ct, final);

@@ -52,21 +52,47 @@ export interface Staleness {
 const DAY_MS = 86_400_000;
 
 /**
+ * How far ahead of this machine's clock a fetched_at may be and still count as a real time: the
+ * clocks of machines sharing a root through git drift by seconds, not by this much.
+ */
+export const CLOCK_SKEW_TOLERANCE_MS = 10 * 60_000;
+
+/** fetched_at as a time, null when it is not a date or lies in the future (a wrong clock wrote it). */
+function trustedFetchTime(fetchedAt: string, now: Date): number | null {
+  const t = Date.parse(fetchedAt);
+  if (Number.isNaN(t) || t - now.getTime() > CLOCK_SKEW_TOLERANCE_MS) return null;
+  return t;
+}
+
+/**
+ * Why a topic's fetched_at cannot be trusted (for a warning), or null. Only for topics that can go
+ * stale: such a fetched_at makes the topic count as stale until a refresh records a real time.
+ */
+export function fetchedAtProblem(front: Pick<TopicFront, 'id' | 'fetched_at' | 'max_age_days'>, now: Date = new Date()): string | null {
+  if (front.max_age_days === 0 || trustedFetchTime(front.fetched_at, now) !== null) return null;
+  const what = Number.isNaN(Date.parse(front.fetched_at))
+    ? `fetched_at ${JSON.stringify(front.fetched_at)} is not a date`
+    : `fetched_at ${front.fetched_at} is in the future (the clock of the machine that fetched it was wrong)`;
+  return `${what}: the topic counts as stale until \`tkoma-ref refresh ${front.id}\` records a real one`;
+}
+
+/**
  * The seed's staleness logic, in its order: max_age_days = 0 never goes stale; a topic marked
  * obsolete (or stale by hand) is stale; otherwise stale once more than max_age_days have passed
  * since fetched_at. `stale_since` is the moment the age limit was crossed, when that applies. A
- * fetched_at that is not a date makes the topic stale (stale_since null): never fresh forever.
+ * fetched_at that is not a date, or lies in the future (a machine with a wrong clock, shared through
+ * git), makes the topic stale (stale_since null): never fresh forever.
  */
 export function staleness(front: Pick<TopicFront, 'status' | 'fetched_at' | 'max_age_days'>, now: Date = new Date()): Staleness {
   if (front.max_age_days === 0) return { is_stale: false, stale_since: null };
-  const fetched = Date.parse(front.fetched_at);
-  const limit = Number.isNaN(fetched) ? null : new Date(fetched + front.max_age_days * DAY_MS);
+  const fetched = trustedFetchTime(front.fetched_at, now);
+  const limit = fetched === null ? null : new Date(fetched + front.max_age_days * DAY_MS);
   if (front.status === 'obsolete' || front.status === 'stale') {
     return { is_stale: true, stale_since: limit && limit.getTime() <= now.getTime() ? limit.toISOString() : null };
   }
-  // An unreadable fetched_at ("yesterday", hand-edited) cannot prove the topic fresh: it is stale
-  // (so `refresh --stale` picks it up and records a real date), with no stale_since.
-  if (!limit) return { is_stale: true, stale_since: null };
+  // An unreadable fetched_at ("yesterday", hand-edited) or one in the future cannot prove the topic
+  // fresh: it is stale (so `refresh --stale` picks it up and records a real date), no stale_since.
+  if (fetched === null || !limit) return { is_stale: true, stale_since: null };
   // "(now - fetched_at).days > max_age_days": whole days, so stale strictly after the limit day.
   const ageDays = Math.floor((now.getTime() - fetched) / DAY_MS);
   return ageDays > front.max_age_days ? { is_stale: true, stale_since: limit.toISOString() } : { is_stale: false, stale_since: null };

@@ -4,8 +4,8 @@
  * whether everything failing is an error.
  */
 import { createHash } from 'node:crypto';
-import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { mkdir, readFile, rm, rmdir, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
 
 import { roleForPath } from '../chunking/index.js';
 import { asTkomaError, TkomaError } from '../errors.js';
@@ -203,6 +203,17 @@ async function recordFor(dir: string, rel: string, sourceUrl: string, fetchedAt:
   };
 }
 
+/** Removes the folders above rel that removing it left empty (never destDir itself). */
+async function removeEmptyParents(destDir: string, rel: string): Promise<void> {
+  for (let dir = dirname(rel); dir !== '.' && dir !== '/'; dir = dirname(dir)) {
+    try {
+      await rmdir(join(destDir, dir));
+    } catch {
+      return; // not empty (or gone): the folders above are not empty either
+    }
+  }
+}
+
 function capError(message: string, details: Record<string, unknown>): TkomaError {
   return new TkomaError('FETCH_FAILED', message, details);
 }
@@ -251,6 +262,7 @@ export async function fetchOneSource(
         const rel = prefix ? `${prefix}/${f.path}` : f.path;
         if (isReserved(rel) || !naming.book.free(rel)) {
           await rm(join(destDir, rel), { force: true });
+          await removeEmptyParents(destDir, rel);
           out.skipped.push({ path: rel, reason: isReserved(rel) ? 'reserved_name' : 'duplicate_path', source: src.url, bytes: f.bytes });
           continue;
         }

@@ -5,7 +5,7 @@ import { rootStateNote } from '../root-state.js';
 import { readInside } from '../safety/paths.js';
 import { untrustedFor, untrustedSummary } from '../safety/warnings.js';
 import { displayTags, displayTitle } from '../safety/text.js';
-import { fileStatusOf, staleness, type TopicFront } from '../store/model.js';
+import { fetchedAtProblem, fileStatusOf, staleness, type TopicFront } from '../store/model.js';
 import { readSkipped } from '../store/skipped.js';
 import { type BrokenTopic, type FileFlag, type LoadedTopic, loadAllTopics, readManifest, readTopic, resolveTopicPath, TOPIC_FILE } from '../store/topic-files.js';
 import { validateTopicIdField } from './request.js';
@@ -39,9 +39,8 @@ export interface BrokenListEntry {
 
 function listEntry(front: TopicFront, now: Date): TopicListEntry {
   const s = staleness(front, now);
-  const warnings = front.max_age_days > 0 && Number.isNaN(Date.parse(front.fetched_at))
-    ? [`fetched_at ${JSON.stringify(front.fetched_at)} is not a date: the topic counts as stale until \`tkoma-ref refresh ${front.id}\` records a real one`]
-    : [];
+  const problem = fetchedAtProblem(front, now);
+  const warnings = problem ? [problem] : [];
   return {
     topic_id: front.id,
     // Titles and tags reach other ghosts' prompts: one line, bounded, nothing invisible, even when
@@ -196,7 +195,7 @@ export async function getReference(root: string, req: GetRequest): Promise<GetRe
     if (err instanceof TkomaError && err.code === 'INVALID_PATH') throw err;
     const skipped = (await readSkipped(dir)).find((s) => s.path === rel);
     if (skipped) {
-      const hint = includeHint(skipped.reason);
+      const hint = includeHint(skipped.reason, skipped.path);
       throw new TkomaError('SKIPPED', `topic "${front.id}" skipped "${rel}" when fetching (${skipped.reason}): ${hint}`, {
         topic_id: front.id,
         path: rel,

@@ -58,6 +58,11 @@ export function skipReport(skipped: readonly SkippedEntry[], sample = SAMPLE_SIZ
   return { count: skipped.length, by_reason: byReason, by_folder: byFolder, sample: skipped.slice(0, sample).map((s) => ({ path: s.path, reason: s.reason })) };
 }
 
+/** A typical folder of files skipped for the reason. */
+function folderExample(reason: string): string {
+  return reason === 'node_modules' ? 'node_modules/' : reason === 'vendored' ? 'vendor/' : 'dist/';
+}
+
 /** Readable lines: "skipped 14: generated 12, lockfile 2" and "  in dist/ 12 (generated), ./ 2 (lockfile)". */
 export function skipLines(r: SkipReport, folders = 6): string[] {
   if (r.count === 0) return [];
@@ -70,14 +75,18 @@ export function skipLines(r: SkipReport, folders = 6): string[] {
   return [`skipped ${r.count}: ${counts(r.by_reason)}`, `  by folder: ${where}${more}`];
 }
 
-/** How to bring a file skipped for `reason` into the topic. */
-export function includeHint(reason: string): string {
+const PATHS_HOW = "in the source's `paths` (in topic.md's [[sources]], then `tkoma-ref refresh`; a source with `paths` fetches only those, so list the other folders too)";
+
+/** How to bring a file skipped for `reason` into the topic; `path` (the skipped file) makes the example concrete. */
+export function includeHint(reason: string, path?: string): string {
   switch (reason) {
+    case 'lockfile':
+      // A lock file is one file wherever it is: its folder would bring in the rest of the tree.
+      return `name the file itself (its path in the repository, e.g. \`${path ? path.slice(path.lastIndexOf('/') + 1) : 'package-lock.json'}\`) ${PATHS_HOW}`;
     case 'generated':
     case 'vendored':
     case 'node_modules':
-    case 'lockfile':
-      return "name the file (or its folder, e.g. `dist/`) in the source's `paths` (in topic.md's [[sources]], then `tkoma-ref refresh`; a source with `paths` fetches only those, so list the other folders too)";
+      return `name the file (or its folder, e.g. \`${folderExample(reason)}\`) ${PATHS_HOW}`;
     case 'too_large':
       return 'raise `max_file_bytes` in [limits] of tkoma-ref.toml, then refresh';
     case 'max_files':
