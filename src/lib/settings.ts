@@ -74,7 +74,7 @@ export const SETTINGS = {
     internal: true,
   },
   noFastPath: { env: 'TKOMA_REF_NO_FAST_PATH', kind: 'flag', doc: '`search` always goes through the full command parser (slower start-up).', internal: true },
-  crashAt: { env: 'TKOMA_REF_CRASH_AT', kind: 'list', doc: 'Crash tests: SIGKILL (or pause at) the named points of a mutation.', internal: true },
+  crashAt: { env: 'TKOMA_REF_CRASH_AT', kind: 'list', doc: 'Crash tests: SIGKILL (or pause at, or hold at until SIGUSR2) the named points of a mutation.', internal: true },
   holdAt: { env: 'TKOMA_REF_HOLD_AT', kind: 'list', doc: 'Tests: wait at the named points until `TKOMA_REF_HOLD_UNTIL` exists.', internal: true },
   holdUntil: { env: 'TKOMA_REF_HOLD_UNTIL', kind: 'path', doc: 'Tests: the file whose appearance releases `TKOMA_REF_HOLD_AT`.', internal: true },
 } as const satisfies Record<string, SettingSpec>;

@@ -37,6 +37,68 @@ export interface Watcher {
   close(): Promise<void>;
   /** Starts the syncs of events still in their debounce now; resolves when none is queued or running. */
   flush(): Promise<void>;
+  /**
+   * How far the index may be behind the files of `topics` (every topic when absent): since when
+   * a change to one of them has not been synced, and whether its sync is running now. Null: in step.
+   */
+  lag(topics?: readonly string[]): IndexLag | null;
+}
+
+export interface IndexLag {
+  /** The earliest file event (or reconcile) not yet synced, ms since the epoch. */
+  since: number;
+  /** A sync covering it is running now (else it waits for the debounce or the sync before it). */
+  syncing: boolean;
+}
+
+/**
+ * Unsynced changes per topic: an event marks its topic from that moment until a sync that began
+ * after it ends. Pure bookkeeping (clock passed in), so the rule can be tested alone.
+ */
+export class LagBook {
+  private readonly waiting = new Map<string, number>();
+  private readonly running = new Map<string, number>();
+  private full: { since: number; syncing: boolean } | null = null;
+
+  changed(topic: string, at: number): void {
+    if (!this.waiting.has(topic)) this.waiting.set(topic, at);
+  }
+
+  reconcileDue(at: number): void {
+    this.full ??= { since: at, syncing: false };
+  }
+
+  /** A sync of these topics (or a full reconcile) starts: what is waiting for it moves to running. */
+  started(topics: readonly string[], full: boolean): void {
+    for (const t of full ? [...this.waiting.keys()] : topics) {
+      const at = this.waiting.get(t);
+      if (at === undefined) continue;
+      this.waiting.delete(t);
+      this.running.set(t, Math.min(at, this.running.get(t) ?? at));
+    }
+    if (full && this.full) this.full.syncing = true;
+  }
+
+  ended(full: boolean): void {
+    this.running.clear();
+    if (full && this.full?.syncing) this.full = null;
+  }
+
+  lag(topics?: readonly string[]): IndexLag | null {
+    let since = Infinity;
+    let syncing = false;
+    const consider = (at: number | undefined, isRunning: boolean): void => {
+      if (at === undefined) return;
+      if (at < since) since = at;
+      if (isRunning) syncing = true;
+    };
+    for (const t of topics ?? [...new Set([...this.waiting.keys(), ...this.running.keys()])]) {
+      consider(this.waiting.get(t), false);
+      consider(this.running.get(t), true);
+    }
+    if (this.full) consider(this.full.since, this.full.syncing);
+    return since === Infinity ? null : { since, syncing };
+  }
 }
 
 /** The topic a path under references/ belongs to, or null (references/ itself, stray files). */
@@ -79,6 +141,7 @@ export async function startWatch(root: string, opts: WatchOptions): Promise<Watc
   };
 
   let closed = false;
+  const book = new LagBook();
   const pending = new Set<string>();
   let fullPending = false;
   let timer: NodeJS.Timeout | undefined;
@@ -94,11 +157,16 @@ export async function startWatch(root: string, opts: WatchOptions): Promise<Watc
     const topics = [...pending].sort();
     pending.clear();
     fullPending = false;
-    // Lexical only: vectors are built by the background builder, never while a search waits.
-    if (full) {
-      emit({ type: 'reconcile', report: await syncIndex(root, { embedder: null }) });
-    } else if (topics.length > 0) {
-      emit({ type: 'sync', topics, report: await syncIndex(root, { topicIds: topics, embedder: null }) });
+    book.started(topics, full);
+    try {
+      // Lexical only: vectors are built by the background builder, never while a search waits.
+      if (full) {
+        emit({ type: 'reconcile', report: await syncIndex(root, { embedder: null }) });
+      } else if (topics.length > 0) {
+        emit({ type: 'sync', topics, report: await syncIndex(root, { topicIds: topics, embedder: null }) });
+      }
+    } finally {
+      book.ended(full);
     }
     builder?.kick();
   };
@@ -126,6 +194,7 @@ export async function startWatch(root: string, opts: WatchOptions): Promise<Watc
     const topic = topicOfPath(refs, path);
     if (!topic) return;
     emit({ type: 'file', event, path, topic });
+    book.changed(topic, Date.now());
     pending.add(topic);
     schedule();
   });
@@ -134,6 +203,7 @@ export async function startWatch(root: string, opts: WatchOptions): Promise<Watc
 
   // Reconcile what happened while nobody watched, then on every interval.
   fullPending = true;
+  book.reconcileDue(Date.now());
   runQueued();
   // Then load the parser and the common grammars (~0.3 s), so the first edit does not pay for
   // them. After the reconcile, never before it: a queued reconcile absorbs the events that
@@ -152,6 +222,7 @@ export async function startWatch(root: string, opts: WatchOptions): Promise<Watc
   emit({ type: 'ready' });
 
   return {
+    lag: (topics) => book.lag(topics),
     async flush(): Promise<void> {
       if (timer) {
         clearTimeout(timer);

@@ -79,8 +79,11 @@ export class RawClient {
   private buf = '';
   readonly exited: Promise<number | null>;
 
-  constructor(root: string, env: Record<string, string> = {}) {
-    this.child = spawn(process.execPath, [BIN, 'mcp', '--root', root], { env: { ...process.env, TKOMA_REF_EMBEDDER: 'none', NO_COLOR: '1', ...env } });
+  /** Every message received, in order. */
+  readonly messages: any[] = [];
+
+  constructor(root: string, env: Record<string, string> = {}, args: string[] = []) {
+    this.child = spawn(process.execPath, [BIN, 'mcp', '--root', root, ...args], { env: { ...process.env, TKOMA_REF_EMBEDDER: 'none', NO_COLOR: '1', ...env } });
     this.exited = new Promise((r) => this.child.on('close', (code) => r(code)));
     this.child.stderr.on('data', (d) => (this.stderr += d));
     this.child.stdout.on('data', (d: Buffer) => {
@@ -91,6 +94,7 @@ export class RawClient {
         this.buf = this.buf.slice(nl + 1);
         this.lines.push(line);
         const msg = JSON.parse(line); // throws (fails the test) on anything that is not JSON
+        this.messages.push(msg);
         if (msg.id !== undefined && this.waiting.has(msg.id)) {
           this.waiting.get(msg.id)!(msg);
           this.waiting.delete(msg.id);
@@ -108,6 +112,37 @@ export class RawClient {
         resolve(m);
       });
       this.child.stdin.write(JSON.stringify({ jsonrpc: '2.0', id, method, params }) + '\n');
+    });
+  }
+
+  /** Sends one raw line (a newline is added). */
+  writeLine(text: string): void {
+    this.child.stdin.write(text + '\n');
+  }
+
+  /** Sends a request without waiting; returns its id. */
+  send(method: string, params: unknown = {}): number {
+    const id = this.nextId++;
+    this.child.stdin.write(JSON.stringify({ jsonrpc: '2.0', id, method, params }) + '\n');
+    return id;
+  }
+
+  /** The first message (already received or to come) that `pred` accepts; fails after `timeoutMs`. */
+  waitFor(pred: (msg: any) => boolean, what: string, timeoutMs = 60_000): Promise<any> {
+    return this.until(() => this.messages.find(pred), what, timeoutMs);
+  }
+
+  /** Resolves with the first truthy value of `probe`, polled as data arrives; fails after `timeoutMs`. */
+  until<T>(probe: () => T | undefined | null | false, what: string, timeoutMs = 60_000): Promise<T> {
+    return new Promise((resolve, reject) => {
+      const started = Date.now();
+      const tick = (): void => {
+        const v = probe();
+        if (v) return resolve(v);
+        if (Date.now() - started > timeoutMs) return reject(new Error(`waited ${timeoutMs} ms for ${what}; stderr: ${this.stderr.slice(-2000)}`));
+        setTimeout(tick, 20);
+      };
+      tick();
     });
   }
 

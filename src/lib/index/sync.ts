@@ -13,7 +13,7 @@ import { listTopicIds, readManifest } from '../store/topic-files.js';
 import { compactSegments } from './compact.js';
 import { INDEX_FORMAT, indexDir, readMeta, topicsIndexDir, writeMeta } from './layout.js';
 import { withIndexLock } from '../lock.js';
-import { crashPoint } from '../mutation/crash.js';
+import { crashPoint, holdPoint } from '../mutation/crash.js';
 import { syncNotes } from './notes/index.js';
 import { readOrNull } from '../soft-fs.js';
 import { indexCap } from './current.js';
@@ -268,6 +268,7 @@ async function syncTopic(ctx: Ctx, id: string): Promise<TopicSyncCounts> {
     // Each chunk goes to the segment's files as it is cut: no text is held to the end.
     const writer = (segment = new SegmentWriter(root, id, gen));
     crashPoint('index:writing'); // the text file is open under its temporary name
+    await holdPoint('index:writing');
     const pipeline = new ChunkPipeline(pool, gen, next.files, (r) => writer.add(r));
     let built;
     try {

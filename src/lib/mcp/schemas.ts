@@ -43,7 +43,7 @@ export const TOOLS: ToolDefinition[] = [
     inputSchema: {
       type: 'object',
       properties: {
-        query: { type: 'string', minLength: 1, description: 'What the topic is about, in plain words: "Rust GUI framework with React-like syntax".' },
+        query: { type: 'string', minLength: 1, maxLength: 4000, description: 'What the topic is about, in plain words: "Rust GUI framework with React-like syntax".' },
         include_obsolete: { type: 'boolean', default: false, description: 'Also return topics marked obsolete (normally hidden).' },
         limit: { type: 'integer', minimum: 1, maximum: 100, default: 10, description: 'Most topics to return.' },
       },
@@ -94,6 +94,7 @@ export const TOOLS: ToolDefinition[] = [
         title: { type: 'string', minLength: 1, maxLength: 200, description: 'Human title: "Dioxus - Rust UI Framework". The topic id is derived from it unless topic_id is given.' },
         body: {
           type: 'string',
+          maxLength: 100000,
           description:
             'Your description of the library in markdown: purpose, key concepts, common patterns, what the sources cover. It is returned with every search of the topic and is how other ghosts find it: write it carefully.',
         },
@@ -155,7 +156,7 @@ export const TOOLS: ToolDefinition[] = [
         topic_id: TOPIC_ID,
         status: { type: 'string', enum: ['active', 'stale', 'obsolete'], description: 'active, stale, or obsolete (hidden from search).' },
         max_age_days: { type: 'integer', minimum: 0, maximum: 36500, description: 'Days until stale (0 = never).' },
-        body: { type: 'string', description: 'New description (markdown), replacing the old one.' },
+        body: { type: 'string', maxLength: 100000, description: 'New description (markdown), replacing the old one.' },
         tags: { type: 'array', items: { type: 'string' }, description: 'New tags, replacing the old ones.' },
         title: { type: 'string', minLength: 1, maxLength: 200, description: 'New title.' },
         trust_score: { type: 'integer', minimum: 0, maximum: 10, description: 'New trust score 0-10.' },
@@ -182,7 +183,7 @@ export const TOOLS: ToolDefinition[] = [
     inputSchema: {
       type: 'object',
       properties: {
-        question: { type: 'string', minLength: 1, description: 'The question or the thing to find: "component lifecycle hooks", "how are signals cleaned up".' },
+        question: { type: 'string', minLength: 1, maxLength: 4000, description: 'The question or the thing to find: "component lifecycle hooks", "how are signals cleaned up".' },
         topic: { type: 'string', description: 'Topic id (or an unambiguous name). Omit to let the best matching topic be picked.' },
         all: { type: 'boolean', default: false, description: 'Search every non-obsolete topic at once (instead of one topic).' },
         limit: { type: 'integer', minimum: 1, maximum: 200, default: 10, description: 'Most hits to return.' },

@@ -19,7 +19,7 @@ import type { CommitAuthor } from '../root-git.js';
 import { packageVersion } from '../serve/protocol.js';
 import { packageDir } from '../store/root.js';
 import { INSTRUCTIONS, TOOLS } from './schemas.js';
-import { type CallContext, callTool, type ElicitAnswer, type ServerContext } from './tools.js';
+import { type CallContext, callTool, type ElicitAnswer, type ServerContext, type ToolResult } from './tools.js';
 import { startWarm, type Warm, type WarmOptions } from './warm.js';
 
 export const RECENT_URI = 'tkoma-ref://topics/recent';
@@ -81,9 +81,24 @@ function toolsFor(server: McpServer, ctx: ServerContext): void {
           }
         : {}),
     };
-    return callTool(ctx, request.params.name, request.params.arguments, call);
+    const result = await callTool(ctx, request.params.name, request.params.arguments, call);
+    if (extra.signal.aborted && committed(request.params.name, result)) {
+      // The cancel came after the commit: the SDK drops the answer of a cancelled request, but
+      // this one changed the library, so the ghost must learn what now exists.
+      const late: ToolResult = {
+        ...result,
+        content: [{ type: 'text', text: `The cancel came too late: this was already committed.\n${result.content.map((c) => c.text).join('\n')}` }],
+        structuredContent: { ...result.structuredContent, cancel_too_late: true },
+      };
+      await low.transport?.send({ jsonrpc: '2.0', id: extra.requestId, result: late }, { relatedRequestId: extra.requestId }).catch(() => undefined);
+    }
+    return result;
   });
 }
+
+/** A tool answer that reports a commit it made (it must reach the ghost even after a late cancel). */
+const committed = (name: string, r: ToolResult): boolean =>
+  !r.isError && TOOLS.find((t) => t.name === name)?.annotations.readOnlyHint === false && typeof r.structuredContent?.commit === 'string';
 
 function resourcesFor(server: McpServer, ctx: ServerContext): void {
   server.registerResource(
@@ -225,10 +240,10 @@ export function createShared(opts: McpOptions): Shared {
  * @public loaded with import() by src/cli/mcp.ts, which static analysis does not follow.
  */
 export async function runStdio(opts: McpOptions, untilStopped: Promise<void>): Promise<void> {
-  const { StdioServerTransport } = await import('@modelcontextprotocol/sdk/server/stdio.js');
+  const { LineTransport } = await import('./stdio-transport.js');
   const shared = createShared(opts);
   const server = shared.newSession();
-  const transport = new StdioServerTransport();
+  const transport = new LineTransport(process.stdin, process.stdout, shared.ctx.log);
   const stdinClosed = new Promise<void>((resolve) => {
     process.stdin.once('end', () => resolve());
     process.stdin.once('close', () => resolve());

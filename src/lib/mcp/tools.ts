@@ -15,6 +15,7 @@ import type { GetResult, TopicListEntry } from '../topics/read.js';
 import type { FileStatusResult, UpdateResult } from '../topics/manage.js';
 import { denial, ELICITATION_SCHEMA, elicitationMessage, estimateCost } from './approval.js';
 import { TOOLS } from './schemas.js';
+import type { IndexLag } from '../watch.js';
 import type { Warm } from './warm.js';
 
 export interface ToolResult {
@@ -195,13 +196,14 @@ async function topicSearch(ctx: ServerContext, args: Args): Promise<ToolResult> 
   optType(args, 'include_obsolete', 'boolean');
   optType(args, 'limit', 'integer');
   const { searchTopics } = await import('../search/search.js');
-  const hits = await ctx.warm.exclusive(() =>
-    searchTopics(ctx.root, args.query as string, {
-      limit: (args.limit as number | undefined) ?? 10,
-      includeObsolete: args.include_obsolete === true,
-      embedderFlag: ctx.embedderFlag,
-    }),
-  );
+  // No gate: the notes index is replaced whole by each sync, so a read sees one or the other.
+  const w = await ctx.warm.ready;
+  const hits = await searchTopics(ctx.root, args.query as string, {
+    limit: (args.limit as number | undefined) ?? 10,
+    includeObsolete: args.include_obsolete === true,
+    embedderFlag: ctx.embedderFlag,
+    syncNotes: !w.watching(),
+  });
   return ok({ topics: hits }, renderTopicHits(hits));
 }
 
@@ -222,7 +224,9 @@ async function topicCreate(ctx: ServerContext, args: Args, call: CallContext): P
   const req = validateCreateRequest(raw);
   const progress = createProgress(call);
   const runApproved = async (approve: string): Promise<ToolResult> => {
-    const result = (await ctx.warm.exclusive(() => createTopic(ctx.root, req, { approve, author: ctx.author, embedderFlag: ctx.embedderFlag, progress }))) as CreateResult;
+    // Not behind the warm gate: fetching takes long, and the index lock already orders its sync
+    // with the watcher's; searches meanwhile answer from the index as it was.
+    const result = (await createTopic(ctx.root, req, { approve, author: ctx.author, embedderFlag: ctx.embedderFlag, progress })) as CreateResult;
     ctx.changed();
     return ok(result as unknown as Record<string, unknown>, renderCreated(result));
   };
@@ -276,20 +280,33 @@ async function search(ctx: ServerContext, args: Args): Promise<ToolResult> {
   if (args.topic && args.all === true) throw invalid('give `topic` or `all`, not both');
   const { searchReferences } = await import('../search/search.js');
   type Req = Parameters<typeof searchReferences>[1];
-  const r = await ctx.warm.exclusive((w) =>
-    searchReferences(ctx.root, {
-      question: args.question as string,
-      topic: (args.topic as string | undefined) || undefined,
-      all: args.all === true,
-      limit: args.limit as number | undefined,
-      maxChars: args.max_chars as number | undefined,
-      context: args.context as Req['context'],
-      mode: args.mode as Req['mode'],
-      embedderFlag: ctx.embedderFlag,
-      syncFiles: !w.watching(),
-    }),
-  );
-  return ok(r as unknown as Record<string, unknown>, renderSearch(r));
+  // No gate and no wait for the watcher: a sync writes a new head and new segments and replaces
+  // the head last, so this reads the last whole index of each topic, and says how far behind it is.
+  const w = await ctx.warm.ready;
+  const r = await searchReferences(ctx.root, {
+    question: args.question as string,
+    topic: (args.topic as string | undefined) || undefined,
+    all: args.all === true,
+    limit: args.limit as number | undefined,
+    maxChars: args.max_chars as number | undefined,
+    context: args.context as Req['context'],
+    mode: args.mode as Req['mode'],
+    embedderFlag: ctx.embedderFlag,
+    syncFiles: !w.watching(),
+  });
+  const lag = w.watching() ? w.lag(r.topics_searched) : null;
+  if (!lag) return ok(r as unknown as Record<string, unknown>, renderSearch(r));
+  const index_lag = lagOf(lag, Date.now());
+  return ok({ ...r, index_lag } as unknown as Record<string, unknown>, `${renderSearch(r)}\n\n${renderLag(index_lag)}`);
+}
+
+/** The index_lag of a search answer: how long changed files have waited for their sync. Pure. */
+function lagOf(lag: IndexLag, now: number): { behind_ms: number; since: string; syncing: boolean } {
+  return { behind_ms: Math.max(0, now - lag.since), since: new Date(lag.since).toISOString(), syncing: lag.syncing };
+}
+
+function renderLag(l: ReturnType<typeof lagOf>): string {
+  return `(answered from the index as it was ${(l.behind_ms / 1000).toFixed(1)} s ago: files changed since are ${l.syncing ? 'being synced now' : 'waiting for their sync'})`;
 }
 
 async function get(ctx: ServerContext, args: Args): Promise<ToolResult> {

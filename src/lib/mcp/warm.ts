@@ -14,6 +14,7 @@
  */
 import type { Embedder } from '../embedding/types.js';
 import { TkomaError } from '../errors.js';
+import type { IndexLag } from '../watch.js';
 
 export interface WarmOptions {
   embedderFlag?: string;
@@ -33,6 +34,11 @@ export interface WarmState {
   watching(): boolean;
   /** Runs fn alone with respect to index syncs and other answers (never nest). */
   exclusive<T>(fn: () => Promise<T>): Promise<T>;
+  /**
+   * How far the index is behind the files of these topics. Searches do not wait for syncs: they
+   * answer from the last index a sync wrote (heads are replaced whole) and report this.
+   */
+  lag(topics?: readonly string[]): IndexLag | null;
   close(): Promise<void>;
 }
 
@@ -76,6 +82,7 @@ async function ownWatcher(root: string, opts: WarmOptions): Promise<WarmState> {
       await watcher.flush();
       return gate.run(fn);
     },
+    lag: (topics) => watcher.lag(topics),
     close: () => watcher.close(),
   };
 }
@@ -92,7 +99,7 @@ async function start(root: string, opts: WarmOptions): Promise<WarmState> {
         },
       });
       opts.log?.(`warm: serving ${root} on ${s.socket} too`);
-      return { embedder: s.embedder, mode: 'socket', socket: s.socket, watching: s.watching, exclusive: (fn) => s.exclusive(fn), close: () => s.close() };
+      return { embedder: s.embedder, mode: 'socket', socket: s.socket, watching: s.watching, exclusive: (fn) => s.exclusive(fn), lag: (topics) => s.lag(topics), close: () => s.close() };
     } catch (err) {
       if (!(err instanceof TkomaError && (err.code === 'LOCKED' || err.code === 'INVALID_PATH'))) throw err;
       opts.log?.(`warm: another process serves the socket (${err.message}); watching on our own`);

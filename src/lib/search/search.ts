@@ -174,7 +174,8 @@ export async function searchReferences(root: string, req: ReferenceSearchRequest
   } else if (req.all) {
     searched = live;
   } else {
-    await syncNotesQuietly(root, null);
+    // A watcher keeps the notes in step (syncFiles false): no wait behind its sync.
+    if (req.syncFiles ?? true) await syncNotesQuietly(root, null);
     const { loadNotes } = await import('../index/service.js');
     const notesKey = spaces.off ? null : (await loadNotes(root)).key;
     const nq = notesKey ? await spaces.vectorIn(notesKey) : null;

@@ -37,9 +37,16 @@ export interface RankedTopic {
   score: number;
 }
 
+/** The longest search question or topic query (characters). */
+const MAX_QUERY_CHARS = 4000;
+
 export function validateQuery(query: unknown, field = 'query'): string {
   if (typeof query !== 'string' || query.trim() === '') {
     throw new TkomaError('INVALID_INPUT', `\`${field}\` must be a non-empty string`, { field });
+  }
+  // A question is words, not a document: a megabyte of it only ties up the process that ranks it.
+  if (query.length > MAX_QUERY_CHARS) {
+    throw new TkomaError('INVALID_INPUT', `\`${field}\` is longer than ${MAX_QUERY_CHARS} characters (${query.length}): ask with fewer words`, { field, max: MAX_QUERY_CHARS });
   }
   return query.trim();
 }
@@ -122,6 +129,8 @@ export interface SearchTopicsOptions {
   embedder?: Embedder | null;
   /** --embedder, when `embedder` is absent. */
   embedderFlag?: string;
+  /** Bring the notes up to date first (default true; false when a watcher keeps them so). */
+  syncNotes?: boolean;
 }
 
 export async function searchTopics(root: string, query: string, opts: SearchTopicsOptions = {}): Promise<TopicHit[]> {
@@ -132,7 +141,7 @@ export async function searchTopics(root: string, query: string, opts: SearchTopi
   }
   // A read: notes are brought up to date lexically, and the query is embedded in the space the
   // notes index holds, by that space's model; nothing else is embedded, nothing is recorded.
-  await syncNotesQuietly(root, null);
+  if (opts.syncNotes !== false) await syncNotesQuietly(root, null);
   let embedder: Embedder | null = null;
   if (opts.embedder !== undefined) embedder = opts.embedder;
   else {

@@ -17,7 +17,7 @@ import { dirname } from 'node:path';
 import type { Embedder } from '../embedding/types.js';
 import { TkomaError } from '../errors.js';
 import { pidAlive } from '../process.js';
-import type { Watcher, WatchEvent } from '../watch.js';
+import type { IndexLag, Watcher, WatchEvent } from '../watch.js';
 import { Gate, GateBusy } from './gate.js';
 import { handleRequest, type HandlerContext, parseRequest } from './handlers.js';
 import { buildId, isServeInfo, lineSplitter, packageVersion, PROTOCOL, type Request, type Response, type ServeInfo, serveInfoFile, socketPathFor } from './protocol.js';
@@ -56,6 +56,8 @@ export interface RunningServer {
    * Never call it from inside another `exclusive` callback.
    */
   exclusive<T>(fn: () => Promise<T>): Promise<T>;
+  /** How far the index is behind the files of these topics (watch.ts); null: in step or no watcher. */
+  lag(topics?: readonly string[]): IndexLag | null;
   close(): Promise<void>;
 }
 
@@ -307,6 +309,7 @@ export async function startServer(root: string, opts: ServerOptions = {}): Promi
       await watcher?.flush();
       return gate.run(fn);
     },
+    lag: (topics) => watcher?.lag(topics) ?? null,
     close(): Promise<void> {
       closing ??= (async () => {
         removeInfo(infoFile, info);
