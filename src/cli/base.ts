@@ -14,7 +14,7 @@ import { settingEnv } from '../lib/settings.js';
 import { requireRoot, resolveRootPath } from '../lib/store/root.js';
 import { emitFailure, emitResult, readInput } from './output.js';
 import { BASE_FLAG_SPECS, type CommandSpec, EMBEDDER_FLAG_SPEC, type FlagSpec, INPUT_FLAG_SPEC } from './spec.js';
-import { explainParseError, parseWholeNumber } from './values.js';
+import { explainParseError, parseErrorFields, parseWholeNumber } from './values.js';
 import { closest } from '../lib/suggest.js';
 
 export { assignDefined } from './output.js';
@@ -55,7 +55,9 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
         // in words that keep the reason: "--limit must be a whole number from 1 to 200 (got 'abc')".
         (this as unknown as { parsed: boolean }).parsed = true; // parsed, and refused: no "did not parse" warning
         const names = Object.keys({ ...this.ctor.flags, ...(this.ctor as unknown as typeof BaseCommand).baseFlags });
-        throw new TkomaError('INVALID_INPUT', explainParseError(String((err as Error).message ?? err), names, closest));
+        const text = String((err as Error).message ?? err);
+        const { code, ...details } = parseErrorFields(text);
+        throw new TkomaError(code, explainParseError(text, names, closest), details);
       }
       this.flags = parsed.flags as BaseFlags<T>;
       this.args = parsed.args;

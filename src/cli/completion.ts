@@ -11,12 +11,16 @@ export interface CompletionFlag {
   takesValue: boolean;
   options?: readonly string[];
   allowNo?: boolean;
+  /** The value is a topic id of the root, listed when completing (`<bin> completion topics`). */
+  topicIds?: boolean;
 }
 
 export interface CompletionCommand {
   id: string; // with spaces: "topic create"
   summary: string;
   hasArgs: boolean;
+  /** The first argument is a topic id (show, update, delete, refresh). */
+  topicArg?: boolean;
   flags: CompletionFlag[];
 }
 
@@ -68,7 +72,11 @@ export function completionScript(shell: Shell, bin: string, commands: readonly C
   return fishScript(fn, bin, commands, topics);
 }
 
+/** The shell command that lists the root's topic ids (nothing when there is no root). */
+const topicIdsCommand = (bin: string): string => `${bin} completion topics 2>/dev/null`;
+
 function bashScript(fn: string, bin: string, commands: readonly CompletionCommand[], topics: Record<string, string>): string {
+  const topicList = topicIdsCommand(bin);
   const L: string[] = [
     `# ${bin} completion for bash, generated from the command manifest by \`${bin} completion bash\`.`,
     `# Install: ${bin} completion bash > ~/.local/share/bash-completion/completions/${bin}`,
@@ -88,12 +96,16 @@ function bashScript(fn: string, bin: string, commands: readonly CompletionComman
   L.push('    esac', '    COMPREPLY=($(compgen -W "$words" -- "$cur"))', '    return', '  fi', '  case "$cmd" in');
   for (const c of commands) {
     L.push(`    ${sq(c.id)})`, `      flags=${sq(flagWords(c).join(' '))}; args=${c.hasArgs ? 1 : 0}`);
-    const withOptions = c.flags.filter((f) => f.options?.length);
-    if (withOptions.length) {
+    const valued = c.flags.filter((f) => f.options?.length || f.topicIds);
+    if (valued.length) {
       L.push('      case "$prev" in');
-      for (const f of withOptions) L.push(`        --${f.name}) COMPREPLY=($(compgen -W ${sq(f.options!.join(' '))} -- "$cur")); return ;;`);
+      for (const f of valued) {
+        const words = f.topicIds ? `"$(${topicList})"` : sq(f.options!.join(' '));
+        L.push(`        --${f.name}) COMPREPLY=($(compgen -W ${words} -- "$cur")); return ;;`);
+      }
       L.push('      esac');
     }
+    if (c.topicArg) L.push(`      [[ $cur != -* ]] && { COMPREPLY=($(compgen -W "$(${topicList})" -- "$cur")); return; }`);
     L.push('      ;;');
   }
   L.push(
@@ -128,12 +140,13 @@ function zshScript(fn: string, bin: string, commands: readonly CompletionCommand
   for (const c of commands) {
     const fl = c.flags.flatMap((f) => [zdesc(`--${f.name}`, f.description), ...(f.allowNo ? [zdesc(`--no-${f.name}`, `not: ${f.description}`)] : [])]);
     L.push(`    ${sq(c.id)})`, `      flags=(${fl.join(' ')}); args=${c.hasArgs ? 1 : 0}`);
-    const withOptions = c.flags.filter((f) => f.options?.length);
-    if (withOptions.length) {
+    const valued = c.flags.filter((f) => f.options?.length || f.topicIds);
+    if (valued.length) {
       L.push('      case "$prev" in');
-      for (const f of withOptions) L.push(`        --${f.name}) compadd -- ${f.options!.map(sq).join(' ')}; return ;;`);
+      for (const f of valued) L.push(`        --${f.name}) compadd -- ${f.topicIds ? `\${(f)"$(${topicIdsCommand(bin)})"}` : f.options!.map(sq).join(' ')}; return ;;`);
       L.push('      esac');
     }
+    if (c.topicArg) L.push(`      [[ $cur != -* ]] && { compadd -- \${(f)"$(${topicIdsCommand(bin)})"}; return; }`);
     L.push('      ;;');
   }
   L.push('  esac', "  if [[ $cur == -* || $args == 0 ]]; then _describe 'flag' flags; else _default; fi", '}', `compdef ${fn} ${bin}`, '');
@@ -166,8 +179,9 @@ function fishScript(fn: string, bin: string, commands: readonly CompletionComman
     for (const w of nextWords(commands, p, topics)) L.push(`complete -c ${bin} -n '${fn}_at "${p}"' -a ${sq(w.word)} -d ${sq(oneLine(w.summary).slice(0, 80))}`);
   }
   for (const c of commands) {
+    if (c.topicArg) L.push(`complete -c ${bin} -n '${fn}_in "${c.id}"' -a ${sq(`(${topicIdsCommand(bin)})`)}`);
     for (const f of c.flags) {
-      const value = f.takesValue ? (f.options?.length ? ` -x -a ${sq(f.options.join(' '))}` : ' -r') : '';
+      const value = f.takesValue ? (f.topicIds ? ` -x -a ${sq(`(${topicIdsCommand(bin)})`)}` : f.options?.length ? ` -x -a ${sq(f.options.join(' '))}` : ' -r') : '';
       L.push(`complete -c ${bin} -n '${fn}_in "${c.id}"' -l ${f.name}${value} -d ${sq(oneLine(f.description).slice(0, 80))}`);
       if (f.allowNo) L.push(`complete -c ${bin} -n '${fn}_in "${c.id}"' -l no-${f.name} -d ${sq(`not: ${oneLine(f.description).slice(0, 70)}`)}`);
     }

@@ -19,7 +19,10 @@ export function emitResult(result: unknown, json: boolean, renderHuman: (r: unkn
 export function emitFailure(err: unknown, json: boolean): void {
   const e = asTkomaError(err);
   if (json) process.stdout.write(JSON.stringify(e.toJSON()) + '\n');
-  else {
+  else if (e.code === 'DECLINED') {
+    // The operator's own "no" at a prompt is an answer, not a failure: said plainly, exit 12 all the same.
+    process.stderr.write(`${e.message}\n`);
+  } else {
     process.stderr.write(`${paint('red', 'Error')} [${e.code}]: ${e.message}\n`);
     if (envFlagOr('debug', false) && err instanceof Error && err.stack) process.stderr.write(err.stack + '\n');
   }

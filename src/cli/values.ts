@@ -60,6 +60,21 @@ export function explainParseError(message: string, flagNames: readonly string[] 
   return first.trim();
 }
 
+/**
+ * What an oclif parse error is about, in `--input`'s terms: the JSON field the flag sets (`--max-age`
+ * → `max_age`), and for a choice flag the allowed values, so a flag error and the same mistake in
+ * `--input` answer alike (INVALID_ENUM with `field` and `allowed`, or INVALID_INPUT with `field`).
+ */
+export function parseErrorFields(message: string): { code: 'INVALID_INPUT' | 'INVALID_ENUM'; field?: string; allowed?: string[] } {
+  const first = message.split('\n').map((l) => l.trim()).find(Boolean) ?? '';
+  const field = (flag: string): string => flag.replace(/^-+/, '').replace(/-/g, '_');
+  const option = /^Expected --([\w-]+)=(.*) to be one of: (.*)$/.exec(first);
+  if (option) return { code: 'INVALID_ENUM', field: field(option[1]!), allowed: option[3]!.split(/,\s*/) };
+  const parsing = /^Parsing (--[\w-]+)\s*$/.exec(first);
+  if (parsing) return { code: 'INVALID_INPUT', field: field(parsing[1]!) };
+  return { code: 'INVALID_INPUT' };
+}
+
 /** "1 file", "2 files", "1,413 chunks". */
 export function plural(n: number, one: string, many = `${one}s`): string {
   return `${n.toLocaleString('en-US')} ${n === 1 ? one : many}`;

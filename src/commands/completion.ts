@@ -2,7 +2,11 @@ import { Args, type Command } from '@oclif/core';
 
 import { BaseCommand } from '../cli/base.js';
 import { type CompletionCommand, completionScript, type Shell, SHELLS } from '../cli/completion.js';
+import { EMBEDDER_CHOICES } from '../lib/embedding/index.js';
 import { TkomaError } from '../lib/errors.js';
+
+/** Commands whose first argument names a topic. */
+const TOPIC_ARG = new Set(['topic show', 'topic update', 'delete', 'refresh']);
 
 /** The manifest's commands as the completion generator wants them (hidden ones left out). */
 export function completionCommands(commands: readonly Command.Loadable[]): CompletionCommand[] {
@@ -12,13 +16,15 @@ export function completionCommands(commands: readonly Command.Loadable[]): Compl
       id: c.id.replace(/:/g, ' '),
       summary: c.summary ?? (c.description ?? '').split('\n')[0] ?? '',
       hasArgs: Object.keys(c.args ?? {}).length > 0 || c.strict === false,
+      ...(TOPIC_ARG.has(c.id.replace(/:/g, ' ')) ? { topicArg: true } : {}),
       flags: Object.entries(c.flags ?? {})
         .filter(([, f]) => !f.hidden)
         .map(([name, f]) => ({
           name,
           description: f.summary ?? f.description ?? '',
           takesValue: f.type === 'option',
-          ...(f.type === 'option' && f.options ? { options: f.options } : {}),
+          ...(f.type === 'option' && f.options ? { options: f.options } : name === 'embedder' && f.type === 'option' ? { options: EMBEDDER_CHOICES } : {}),
+          ...(name === 'topic' && f.type === 'option' ? { topicIds: true } : {}),
           ...(f.type === 'boolean' && f.allowNo ? { allowNo: true } : {}),
         })),
     }))

@@ -3,7 +3,7 @@
  * under a pseudo-terminal with util-linux `script` (skipped where it is missing).
  */
 import { execFileSync, spawnSync } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -90,6 +90,20 @@ describe('a CLI with manners', () => {
       expect(complete(['tkoma-ref', 'search', 'q', '--li'])).toEqual(['--limit']);
       expect(complete(['tkoma-ref', 'search', 'q', '--mode', 'l'])).toEqual(['lexical']);
       expect(complete(['tkoma-ref', ''])).toEqual(expect.arrayContaining(['doctor', 'completion', 'topic', 'index', 'file', 'search']));
+      expect(complete(['tkoma-ref', 'search', 'q', '--embedder', 'use'])).toEqual(['use-lite']);
+      // Topic ids come from the root the script's own binary finds: put one on PATH, as an install would.
+      const binDir = join(tmp.path, 'bin');
+      mkdirSync(binDir, { recursive: true });
+      writeFileSync(join(binDir, 'tkoma-ref'), `#!/bin/sh\nexec '${process.execPath}' '${BIN}' "$@"\n`);
+      chmodSync(join(binDir, 'tkoma-ref'), 0o755);
+      const completeIn = (line: string[]): string[] => {
+        const prog = `source ${script}; COMP_WORDS=(${line.map((w) => `'${w}'`).join(' ')}); COMP_CWORD=${line.length - 1}; _tkoma_ref; printf '%s\\n' "\${COMPREPLY[@]}"`;
+        const env = { ...process.env, PATH: `${binDir}:${process.env.PATH}`, TKOMA_REF_ROOT: root };
+        return execFileSync('bash', ['-c', prog], { encoding: 'utf8', env }).split('\n').filter(Boolean);
+      };
+      expect(completeIn(['tkoma-ref', 'search', 'q', '--topic', 'topic-w'])).toEqual(['topic-widgetron']);
+      expect(completeIn(['tkoma-ref', 'topic', 'show', 'topic-'])).toEqual(['topic-widgetron']);
+      expect(completeIn(['tkoma-ref', 'refresh', ''])).toEqual(['topic-widgetron']);
       for (const shell of ['zsh', 'fish']) {
         const s = await cli(['completion', shell]);
         expect(s.code).toBe(0);
@@ -115,6 +129,27 @@ describe('a CLI with manners', () => {
       }
       const h = await cli(['topic', 'recent', '--limit', 'x'], { root });
       expect(h.stderr.trim()).toBe("Error [INVALID_INPUT]: --limit must be a whole number from 1 to 1000 (got 'x')");
+    });
+
+    it('a flag error names its field and code as the same mistake in --input does', async () => {
+      const limit = await cli(['search', 'spin', '--limit', 'abc', '--json'], { root });
+      expect(limit.json.error).toMatchObject({ code: 'INVALID_INPUT', field: 'limit' });
+      const flag = await cli(['search', 'spin', '--mode', 'fuzzy', '--json'], { root });
+      const input = await cli(['search', '--input', '{"question":"spin","mode":"fuzzy"}', '--json'], { root });
+      expect(flag.code).toBe(2);
+      expect(input.json.error).toMatchObject({ code: 'INVALID_ENUM', field: 'mode', allowed: ['hybrid', 'lexical', 'vector'] });
+      expect(flag.json.error).toMatchObject({ code: 'INVALID_ENUM', field: 'mode', allowed: ['hybrid', 'lexical', 'vector'] });
+      const dashed = await cli(['topic', 'update', 'widgetron', '--trust-score', 'x', '--json'], { root });
+      expect(dashed.json.error).toMatchObject({ code: 'INVALID_INPUT', field: 'trust_score' });
+    });
+
+    it('init says what to do next; the embedder help names the real error code', async () => {
+      const r = await cli(['init'], { root: join(tmp.path, 'kb-next') });
+      expect(r.code).toBe(0);
+      expect(r.stdout).toContain('Next: create a first topic');
+      expect(r.stdout).toMatch(/topic create --title .* --root /);
+      const h = await cli(['index', 'embedder', 'set', '--help']);
+      expect(h.stdout.replace(/\s+/g, ' ')).toContain('EMBEDDER_UNAVAILABLE');
     });
 
     it('errors name flags when flags were used; JSON field names under --input', async () => {
@@ -219,7 +254,9 @@ describe('a CLI with manners', () => {
       const before = git(root, 'rev-parse', 'HEAD');
       const r = inTerminal(['delete', 'widgetron'], root, 'n\n');
       expect(r.out).toContain('Delete topic topic-widgetron');
-      expect(r.out).toContain('[DECLINED]');
+      // The operator's "no" is an answer, not an error: said plainly, exit 12.
+      expect(r.out).toContain('not deleted: topic-widgetron is unchanged');
+      expect(r.out).not.toContain('Error');
       expect(r.code).toBe(12);
       expect(git(root, 'rev-parse', 'HEAD')).toBe(before);
     });
@@ -228,6 +265,8 @@ describe('a CLI with manners', () => {
       const up = makeRepo(join(tmp.path, 'ask'), { 'A.md': '# A\n\nText.\n' });
       const no = inTerminal(['topic', 'create', '--title', 'Asked', '--git', up.url], root, 'n\n');
       expect(no.out).toContain('Approve? [y/N]');
+      expect(no.out).toContain('was not approved');
+      expect(no.out).not.toContain('Error');
       expect(no.code).toBe(12);
       const yes = inTerminal(['topic', 'create', '--title', 'Asked', '--git', up.url], root, 'y\n');
       expect(yes.out).toContain('Created topic-asked');

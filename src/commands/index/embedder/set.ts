@@ -5,7 +5,7 @@ import { authorFlags, BaseCommand } from '../../../cli/base.js';
 export default class IndexEmbedderSet extends BaseCommand<typeof IndexEmbedderSet> {
   static summary = 'Choose (and record, as one commit) the embedder of this knowledge root.';
   static description =
-    'The model is started first: one that cannot run here is refused (exit 8, UNAVAILABLE) and nothing changes. The current vectors keep serving while the new space is built in the background; each topic switches when its new vectors are complete (two models are never mixed). `none` turns vectors off.';
+    'The model is started first: one that cannot run here is refused (exit 8, EMBEDDER_UNAVAILABLE) and nothing changes. The current vectors keep serving while the new space is built in the background; each topic switches when its new vectors are complete (two models are never mixed). `none` turns vectors off.';
   static args = { name: Args.string({ description: 'auto | transformers | use-lite | ollama | openai | none', required: true }) };
   static examples = [
     '<%= config.bin %> index embedder set transformers --model Xenova/bge-small-en-v1.5',
