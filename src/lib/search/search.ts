@@ -225,6 +225,8 @@ export async function searchReferences(root: string, req: ReferenceSearchRequest
     vector_search.coverage = total > 0 ? Math.round((covered / total) * 1000) / 1000 : 1;
     vector_search.pending = pending;
     vector_search.chunk_vectors = target.chunks && !target.off;
+    // A model whose chunk vectors are off by design (use-lite) is not a failure to report as one.
+    if (!answering && !vector_search.chunk_vectors) vector_search.reason = `chunk vectors are off for ${target.label} by design: chunks are ranked lexically, topics by meaning`;
     if (pending > 0) vector_search.building = (await import('../vectors/background.js')).vectorBuilder(root) !== null;
   }
 

@@ -93,5 +93,7 @@ export async function hasVectorWork(root: string): Promise<boolean> {
 /** `index status`: the index's own figures plus the vector work per topic (what each serves, what is pending, who builds). */
 export async function indexStatusWithVectors(root: string): Promise<IndexStatus & { vector_work: VectorStatus }> {
   const status = await indexStatus(root);
-  return { ...status, vector_work: await vectorStatus(root) };
+  // A rebuilt index records no space until vectors land; the root's recorded embedder is still the answer.
+  const embedder = status.embedder ?? (await vectorTarget(root)).key;
+  return { ...status, embedder, vector_work: await vectorStatus(root) };
 }
