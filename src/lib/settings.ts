@@ -60,6 +60,13 @@ export const SETTINGS = {
     kind: 'string',
     doc: '`off`: `topic create`, `refresh` and `watch` start no background vector builder (vectors wait for `index embed`).',
   },
+  mcpSessions: { env: 'TKOMA_REF_MCP_SESSIONS', kind: 'count', doc: '`mcp --http`: most client sessions open at once; past it `initialize` gets HTTP 503.', shown: '64' },
+  mcpSessionIdle: {
+    env: 'TKOMA_REF_MCP_SESSION_IDLE',
+    kind: 'seconds',
+    doc: '`mcp --http`: a session with no request and no open stream for this long is closed (its client must initialize again).',
+    shown: '1800',
+  },
   debug: { env: 'TKOMA_REF_DEBUG', kind: 'flag', doc: 'Print stack traces of unexpected errors, and why a search ran in-process.' },
   codeCache: {
     env: 'TKOMA_REF_CODE_CACHE',
@@ -74,7 +81,7 @@ export const SETTINGS = {
     internal: true,
   },
   noFastPath: { env: 'TKOMA_REF_NO_FAST_PATH', kind: 'flag', doc: '`search` always goes through the full command parser (slower start-up).', internal: true },
-  crashAt: { env: 'TKOMA_REF_CRASH_AT', kind: 'list', doc: 'Crash tests: SIGKILL (or pause at, or hold at until SIGUSR2) the named points of a mutation.', internal: true },
+  crashAt: { env: 'TKOMA_REF_CRASH_AT', kind: 'list', doc: 'Crash tests: SIGKILL (or pause at) the named points of a mutation.', internal: true },
   holdAt: { env: 'TKOMA_REF_HOLD_AT', kind: 'list', doc: 'Tests: wait at the named points until `TKOMA_REF_HOLD_UNTIL` exists.', internal: true },
   holdUntil: { env: 'TKOMA_REF_HOLD_UNTIL', kind: 'path', doc: 'Tests: the file whose appearance releases `TKOMA_REF_HOLD_AT`.', internal: true },
 } as const satisfies Record<string, SettingSpec>;

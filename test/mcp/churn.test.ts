@@ -1,13 +1,14 @@
 /**
  * Nobody waits behind a sync (issue 25, items 2, 4 and 8), through a hand-written JSON-RPC client
- * over the real server's stdio. The server runs with `hold@index:writing`: every sync that writes
- * a segment stops there until SIGUSR2, so a sync is provably in progress while we ask.
+ * over the real server's stdio. The server runs with TKOMA_REF_HOLD_AT=index:writing: every sync
+ * that writes a segment waits there until the release file exists, so a sync is provably in
+ * progress while we ask.
  * - a search answers from the last whole index of its topic while a sync of that topic (or
  *   another) runs, and says how far behind it is (`index_lag`);
  * - a create that is indexing does not block a search;
  * - a cancel that arrives after the create committed is answered with the created topic.
  */
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -19,16 +20,16 @@ const tmp = tmpDir('tkoma-mcp-churn-');
 const root = join(tmp.path, 'kb');
 let c: RawClient;
 
-const holds = (): number => c.stderr.split('holding at index:writing').length - 1;
-/** Releases every held sync until `done` resolves (a release before a hold is harmless once one was seen). */
+const release = join(tmp.path, 'release');
+const holds = (): number => c.stderr.split('held at index:writing').length - 1;
+/** Lets every sync through until `done` resolves, then holds the next ones again. */
 async function releaseUntil<T>(done: Promise<T>): Promise<T> {
-  let finished = false;
-  void done.finally(() => (finished = true)).catch(() => undefined);
-  while (!finished) {
-    c.child.kill('SIGUSR2');
-    await new Promise((r) => setTimeout(r, 200));
+  writeFileSync(release, '');
+  try {
+    return await done;
+  } finally {
+    rmSync(release, { force: true });
   }
-  return done;
 }
 
 beforeAll(async () => {
@@ -41,7 +42,7 @@ beforeAll(async () => {
     const r = await cli(['topic', 'create', '--yes', '--json', '--title', title, '--git', repo.url], { root });
     expect(r.code, r.stdout + r.stderr).toBe(0);
   }
-  c = new RawClient(root, { TKOMA_REF_CRASH_AT: 'hold@index:writing' });
+  c = new RawClient(root, { TKOMA_REF_HOLD_AT: 'index:writing', TKOMA_REF_HOLD_UNTIL: release });
   await c.initialize();
   // The first call waits for the warm-up: the watcher is running after it.
   const first = await c.request('tools/call', { name: 'reference_search', arguments: { topic: 'topic-alpha', question: 'fulcrum' } });

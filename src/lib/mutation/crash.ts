@@ -28,23 +28,3 @@ export function crashPoint(point: string): void {
     for (;;) sleepSync(1000);
   }
 }
-
-/**
- * With `hold@<point>` in TKOMA_REF_CRASH_AT, prints `tkoma-ref: holding at <point>` on stderr and
- * waits there, without blocking the process, until it receives SIGUSR2: the tests hold a sync
- * halfway to show that everything else in the process goes on meanwhile.
- */
-export async function holdPoint(point: string): Promise<void> {
-  if (!envSetting('crashAt')?.includes(`hold@${point}`)) return;
-  if (held.size === 0 && process.listenerCount('SIGUSR2') === 0) {
-    // Stays installed: a signal sent when nothing is held must not end the process.
-    process.on('SIGUSR2', () => {
-      for (const release of [...held]) release();
-      held.clear();
-    });
-  }
-  writeSync(2, `tkoma-ref: holding at ${point}\n`);
-  await new Promise<void>((resolve) => held.add(resolve));
-}
-
-const held = new Set<() => void>();
