@@ -37,6 +37,7 @@ export {
   nextGeneration,
   saveHead,
   searchLexical,
+  searchLexicalAcross,
   type TopicHead,
   type TopicIndex,
 } from './topic-index.js';

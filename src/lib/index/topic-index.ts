@@ -250,6 +250,47 @@ export async function searchLexical(
 }
 
 /**
+ * One BM25 query over several topics scored as one corpus: N, the average length and every df
+ * are taken over the live docs of all of them, so a score means the same in every topic. (Per
+ * topic, a word rare in a one-file topic gets almost no idf there, and a split-token match in a
+ * big topic outranks the exact identifier.) Hits name their index by position in `indexes`.
+ */
+export async function searchLexicalAcross(
+  indexes: readonly TopicIndex[],
+  query: string,
+  limit: number,
+  accept?: (index: number, id: string) => boolean,
+): Promise<{ index: number; id: string; score: number }[]> {
+  const { searchSegments } = await import('./bm25/query.js');
+  const run = (): { index: number; id: string; score: number }[] => {
+    const owner: number[] = [];
+    const views = indexes.flatMap((index, i) =>
+      index.segments.map((s) => {
+        owner.push(i);
+        return s.allLive ? { segment: s.segment.lex } : { segment: s.segment.lex, live: s.live };
+      }),
+    );
+    const opts = accept ? { accept: (id: string, view: number) => accept(owner[view]!, id) } : {};
+    return searchSegments(views, query, limit, opts).map((h) => ({ index: owner[h.view]!, id: h.id, score: h.score }));
+  };
+  try {
+    return run();
+  } catch (err) {
+    if (!(err instanceof TkomaError && err.code === 'DAMAGED_STATE')) throw err;
+    for (const index of indexes) {
+      const home = homes.get(index);
+      if (!home) throw err;
+      for (const s of index.segments) {
+        const loaded = await loadSegment(home.root, home.id, s.segment.gen, { allPostings: true });
+        if (!loaded) throw err;
+        s.segment = loaded.segment;
+      }
+    }
+    return run();
+  }
+}
+
+/**
  * Writes the head (the commit point of a sync), then removes segment and hnsw files the head no
  * longer names. Readers still holding the old head notice missing files and re-open.
  */

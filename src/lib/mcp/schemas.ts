@@ -184,7 +184,7 @@ export const TOOLS: ToolDefinition[] = [
       type: 'object',
       properties: {
         question: { type: 'string', minLength: 1, maxLength: 4000, description: 'The question or the thing to find: "component lifecycle hooks", "how are signals cleaned up".' },
-        topic: { type: 'string', description: 'Topic id (or an unambiguous name). Omit to let the best matching topic be picked.' },
+        topic: { type: 'string', description: 'Topic id (or an unambiguous name); "all" searches every topic. Omit to let the topic whose files answer best be picked.' },
         all: { type: 'boolean', default: false, description: 'Search every non-obsolete topic at once (instead of one topic).' },
         limit: { type: 'integer', minimum: 1, maximum: 200, default: 10, description: 'Most hits to return.' },
         max_chars: { type: 'integer', minimum: 40, maximum: 20000, default: 600, description: 'Snippet size in characters.' },

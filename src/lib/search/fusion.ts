@@ -157,6 +157,8 @@ export interface Boosts {
   role: number;
   trust: number;
   status: number;
+  /** `--all`: the weight of the hit's topic by its evidence among the first hits (topic-choice.ts). */
+  topic?: number;
 }
 
 export interface Explain {

@@ -12,7 +12,7 @@ import { type FusedHit, type FusionCandidate, type FusionOptions, fuse, type Ran
 import type { SearchMode } from './search.js';
 import { translatedPaths } from './translations.js';
 
-export type LexicalSearch = typeof import('../index/service.js').searchLexical;
+export type LexicalSearch = Pick<typeof import('../index/service.js'), 'searchLexical' | 'searchLexicalAcross'>;
 
 export interface Opened {
   root: string;
@@ -92,6 +92,7 @@ export async function rankChunks(
   const candidates = new Map<string, FusionCandidate>();
   const refs = new Map<string, ChunkRef>();
   const n = pool(limit);
+  const notes: { note: (cid: string, chunk?: StoredChunk) => string; usable: (cid: string) => boolean; filtered: boolean }[] = [];
   for (const o of opened) {
     const front = o.topic.front;
     const obsolete = new Set((front.file_status ?? []).filter((f) => f.status === 'obsolete').map((f) => f.path));
@@ -121,19 +122,28 @@ export async function rankChunks(
       }
       return key;
     };
-    if (mode !== 'vector') {
-      // Segments answer live docs only (the head's file table), so a per-match filter is only
-      // needed to drop obsolete files.
-      const filter = obsolete.size > 0 ? usable : undefined;
-      for (const h of await lexicalSearch(o.index, question, n, filter)) {
-        const c = o.index.chunks.get(h.id);
-        if (c) lexical.push({ key: note(h.id, c), score: h.score });
-      }
-    }
+    notes.push({ note, usable, filtered: obsolete.size > 0 });
     if (mode !== 'lexical' && qvec && embedder && o.index.ann?.key === embedder.key) {
       for (const h of o.index.ann.search(qvec, n, usable)) {
         if (h.similarity >= MIN_CHUNK_SIMILARITY) vector.push({ key: note(h.id), score: h.similarity });
       }
+    }
+  }
+  if (mode !== 'vector' && opened.length === 1) {
+    // Segments answer live docs only (the head's file table), so a per-match filter is only
+    // needed to drop obsolete files.
+    const o = opened[0]!;
+    const { note, usable, filtered } = notes[0]!;
+    for (const h of await lexicalSearch.searchLexical(o.index, question, n, filtered ? usable : undefined)) {
+      const c = o.index.chunks.get(h.id);
+      if (c) lexical.push({ key: note(h.id, c), score: h.score });
+    }
+  } else if (mode !== 'vector' && opened.length > 1) {
+    // Several topics: one corpus, so BM25 scores compare across topics (index/topic-index.ts).
+    const filter = notes.some((x) => x.filtered) ? (i: number, id: string) => notes[i]!.usable(id) : undefined;
+    for (const h of await lexicalSearch.searchLexicalAcross(opened.map((o) => o.index), question, n, filter)) {
+      const c = opened[h.index]!.index.chunks.get(h.id);
+      if (c) lexical.push({ key: notes[h.index]!.note(h.id, c), score: h.score });
     }
   }
   lexical.sort(byScore);

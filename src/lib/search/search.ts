@@ -14,7 +14,8 @@ import { DEFAULT_CONTEXT_MAX_CHARS, type HitContext, MAX_CONTEXT_LINES, parseCon
 import type { Explain, FusionOptions } from './fusion.js';
 import { toReferenceHits } from './hits.js';
 import { querySpaces } from './query-spaces.js';
-import { openIndexes, rankChunks } from './rank.js';
+import { type Opened, openIndexes, rankChunks } from './rank.js';
+import { chooseTopic, weighByTopic } from './topic-choice.js';
 import { rankTopics, syncNotesQuietly, validateQuery } from './topic-notes.js';
 import { matchTopicRef } from '../topics/resolve.js';
 
@@ -22,7 +23,7 @@ export { searchTopics, type TopicHit, type SearchTopicsOptions } from './topic-n
 
 export interface ReferenceSearchRequest {
   question: string;
-  /** Topic id (or an unambiguous name: `dioxus` finds `topic-dioxus-ui`). */
+  /** Topic id (or an unambiguous name: `dioxus` finds `topic-dioxus-ui`); "all" = `all`. */
   topic?: string;
   /** Search every non-obsolete topic at once. */
   all?: boolean;
@@ -153,7 +154,9 @@ export async function searchReferences(root: string, req: ReferenceSearchRequest
     throw new TkomaError('INVALID_ENUM', `\`mode\` must be one of ${SEARCH_MODES.join(', ')} (got ${JSON.stringify(mode)})`, { field: 'mode', allowed: SEARCH_MODES });
   }
   const { topics: loaded, broken } = await loadAllTopics(root);
-  const given = req.topic !== undefined && req.topic !== '' ? resolveTopicRef(req.topic, loaded, broken) : null;
+  // `topic: "all"` is `all` (a ghost's natural spelling); a topic named "all" is `topic-all`.
+  const every = req.all === true || req.topic?.trim().toLowerCase() === 'all';
+  const given = req.topic !== undefined && req.topic !== '' && !every ? resolveTopicRef(req.topic, loaded, broken) : null;
 
   const spaces = await querySpaces(root, req, question);
   const vector_search: VectorSearchInfo = { available: false };
@@ -168,10 +171,11 @@ export async function searchReferences(root: string, req: ReferenceSearchRequest
   let searched: LoadedTopic[];
   let reason: string | undefined = spaces.off;
   let used: { embedder: Embedder; qvec: Float32Array } | null = null;
+  let noteOrder: string[] | null = null;
   if (given) {
     chosen = given;
     searched = given.front.status === 'obsolete' ? [] : [given];
-  } else if (req.all) {
+  } else if (every) {
     searched = live;
   } else {
     // A watcher keeps the notes in step (syncFiles false): no wait behind its sync.
@@ -181,13 +185,12 @@ export async function searchReferences(root: string, req: ReferenceSearchRequest
     const nq = notesKey ? await spaces.vectorIn(notesKey) : null;
     if (nq && 'qvec' in nq) used = nq;
     else if (nq) reason = nq.reason;
-    const best = (await rankTopics(root, question, used?.qvec ?? null, used?.embedder ?? null))[0];
-    chosen = best ? (live.find((t) => t.front.id === best.id) ?? null) : null;
-    // No topic note matches: the answer may still sit in some topic's files.
-    searched = chosen ? [chosen] : live;
+    noteOrder = (await rankTopics(root, question, used?.qvec ?? null, used?.embedder ?? null)).map((t) => t.id);
+    // The choice is made on the topics' chunks (topic-choice.ts): every live topic is searched.
+    searched = live;
   }
 
-  const indexes = await openIndexes(root, searched, null, req.syncFiles ?? true);
+  let indexes = await openIndexes(root, searched, null, req.syncFiles ?? true);
   // The space most searched topics serve answers; a topic serving another (mid-switch) answers lexically.
   const keys = new Map<string, number>();
   for (const x of indexes) if (x.index.ann) keys.set(x.index.ann.key, (keys.get(x.index.ann.key) ?? 0) + x.index.ann.size);
@@ -201,8 +204,20 @@ export async function searchReferences(root: string, req: ReferenceSearchRequest
   if (mode === 'vector' && !chunkQuery) {
     throw new TkomaError('EMBEDDER_UNAVAILABLE', `vector mode needs chunk vectors: ${reason ?? 'none in this index yet'}`, { mode });
   }
-  const { searchLexical } = await import('../index/service.js');
-  const ranked = await rankChunks(question, indexes, chunkQuery?.embedder ?? null, chunkQuery?.qvec ?? null, searchLexical, limit, mode, req.roleBoosts);
+  const { searchLexical, searchLexicalAcross } = await import('../index/service.js');
+  const rank = (over: Opened[]): ReturnType<typeof rankChunks> =>
+    rankChunks(question, over, chunkQuery?.embedder ?? null, chunkQuery?.qvec ?? null, { searchLexical, searchLexicalAcross }, limit, mode, req.roleBoosts);
+  let ranked = await rank(indexes);
+  if (every && indexes.length > 1) ranked = { ...ranked, hits: weighByTopic(ranked.hits) };
+  if (noteOrder) {
+    // No topic named: the topic whose chunks answer best, then its answer as `--topic` gives it.
+    const pick = indexes.length === 1 ? indexes[0]!.topic.front.id : chooseTopic(ranked.hits, noteOrder);
+    chosen = live.find((t) => t.front.id === pick) ?? null;
+    if (chosen && indexes.length > 1) {
+      indexes = indexes.filter((x) => x.topic === chosen);
+      ranked = await rank(indexes);
+    }
+  }
   const results = await toReferenceHits(ranked.hits, ranked.refs, question, { limit, maxChars, explain: req.explain ?? false, now, ...(context !== undefined ? { context } : {}) });
 
   const answering = chunkQuery ?? used;

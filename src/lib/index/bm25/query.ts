@@ -57,8 +57,8 @@ export interface Bm25Hit {
 
 export interface Bm25SearchOptions {
   params?: Bm25QueryParams;
-  /** Drops ids before the limit is applied (called only for docs that would make the cut). */
-  accept?: (id: string) => boolean;
+  /** Drops ids before the limit is applied (called only for docs that would make the cut); `view` is the doc's view. */
+  accept?: (id: string, view: number) => boolean;
 }
 
 /**

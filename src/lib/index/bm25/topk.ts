@@ -36,7 +36,7 @@ export class TopK {
 
   constructor(
     private readonly k: number,
-    private readonly accept?: (id: string) => boolean,
+    private readonly accept?: (id: string, view: number) => boolean,
   ) {}
 
   /** True when entry i ranks below entry j. */
@@ -66,7 +66,7 @@ export class TopK {
       if (this.belowTop(score, view, ids.idAt(doc))) return;
     }
     const id = ids.idAt(doc);
-    if (this.accept && !this.accept(id)) return;
+    if (this.accept && !this.accept(id, view)) return;
     if (size < this.k) {
       this.scores.push(score);
       this.views.push(view);

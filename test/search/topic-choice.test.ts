@@ -1,0 +1,35 @@
+/** Issue 26: a topicless search's topic by its chunks' evidence, and `--all`'s lean (pure). */
+import { describe, expect, it } from 'vitest';
+
+import { chooseTopic, topicEvidence, weighByTopic } from '../../src/lib/search/topic-choice.js';
+
+const hit = (topicId: string, score: number) => ({ topicId, score, explain: { boosts: {} as { topic?: number }, boosted: score } });
+
+describe('topic choice', () => {
+  it('weighs the first hits by score and rank: two good hits beat one slightly better', () => {
+    const hits = [hit('a', 1), hit('b', 0.95), hit('b', 0.9), hit('a', 0.1)];
+    const e = topicEvidence(hits);
+    expect(e.get('b')!).toBeGreaterThan(e.get('a')!);
+    expect(chooseTopic(hits, ['a', 'b'])).toBe('b');
+  });
+
+  it('only the first few hits count', () => {
+    const hits = [hit('a', 1), ...Array.from({ length: 4 }, () => hit('a', 0.5)), ...Array.from({ length: 20 }, () => hit('b', 0.49))];
+    expect(chooseTopic(hits, [])).toBe('a');
+  });
+
+  it('no evidence (no hits, or none scoring): the notes decide', () => {
+    expect(chooseTopic([hit('a', 0), hit('c', 0)], ['b', 'a'])).toBe('b');
+    expect(chooseTopic([], ['b', 'a'])).toBe('b');
+    expect(chooseTopic([], [])).toBeNull();
+  });
+
+  it('--all: hits of the topic with the most evidence move up, a strong hit elsewhere stays', () => {
+    const hits = [hit('x', 1), hit('y', 0.95), hit('y', 0.9), hit('y', 0.85), hit('x', 0.2)];
+    const out = weighByTopic(hits);
+    expect(out[0]!.topicId).toBe('y');
+    expect(out.map((h) => h.topicId)).toContain('x');
+    expect(out.find((h) => h.topicId === 'y')!.explain.boosts.topic).toBe(1);
+    expect(out.find((h) => h.topicId === 'x')!.explain.boosts.topic).toBeLessThan(1);
+  });
+});
