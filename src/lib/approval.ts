@@ -24,6 +24,8 @@ export interface ApprovableSource {
   url: string;
   ref?: string;
   paths?: string[];
+  /** npm and git: the version asked for (npm's package is in `url`, `npm:<package>`). */
+  version?: string;
 }
 
 /** The exact bytes a token is bound to. Pure; key order and path order do not matter. */
@@ -36,6 +38,8 @@ export function canonicalRequest(req: { topic_id: string; title: string; sources
       url: s.url,
       ref: s.ref ?? null,
       paths: s.paths ? [...s.paths].sort() : null,
+      // Only when given: tokens of requests without a version keep their bytes.
+      ...(s.version !== undefined ? { version: s.version } : {}),
     })),
   });
 }

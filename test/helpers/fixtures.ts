@@ -76,11 +76,12 @@ export interface CliResult {
 }
 
 /** Runs the built binary (node bin/run.cjs) as a user would. */
-export function cli(args: string[], opts: { root?: string; env?: Record<string, string>; input?: string } = {}): Promise<CliResult> {
+export function cli(args: string[], opts: { root?: string; env?: Record<string, string>; input?: string; cwd?: string } = {}): Promise<CliResult> {
   return new Promise((resolvePromise, reject) => {
     const child = spawn(process.execPath, [BIN, ...args, ...(opts.root ? ['--root', opts.root] : [])], {
       env: { ...process.env, TKOMA_REF_EMBEDDER: 'none', NO_COLOR: '1', ...opts.env },
       stdio: ['pipe', 'pipe', 'pipe'],
+      ...(opts.cwd ? { cwd: opts.cwd } : {}),
     });
     let stdout = '';
     let stderr = '';

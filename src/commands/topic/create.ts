@@ -36,6 +36,7 @@ Several sources, or refs and paths per source: use --input JSON.`;
     ref: Flags.string({ description: 'Branch, tag or full commit of the --git source.' }),
     path: Flags.string({ description: 'Folder (trailing /) or file of the --git source to fetch.', multiple: true }),
     web: Flags.string({ description: 'Web page URL (one page per source).', multiple: true }),
+    npm: Flags.string({ description: 'npm package, optionally @version, range or dist-tag: zod@3.23.8, @scope/name@^1.', multiple: true }),
     tag: Flags.string({ description: 'Tag (repeatable).', multiple: true }),
     'max-age-days': Flags.integer({ description: 'Days until the topic is stale (0 = never). Default 30.' }),
     'trust-score': Flags.integer({ description: 'Trust score 0-10. Default 5.' }),
@@ -56,6 +57,7 @@ Several sources, or refs and paths per source: use --input JSON.`;
     const flagSources = [
       ...(f.git ?? []).map((url) => assignDefined({ type: 'git', url }, { ref: f.ref, paths: f.path })),
       ...(f.web ?? []).map((url) => ({ type: 'web', url })),
+      ...(f.npm ?? []).map(npmFlagSource),
     ];
     if (flagSources.length) raw.sources = [...((raw.sources as unknown[]) ?? []), ...flagSources];
     assignDefined(raw, {
@@ -142,4 +144,10 @@ Several sources, or refs and paths per source: use --input JSON.`;
     for (const w of r.warnings.filter((w) => !r.sources.some((s) => !s.ok && w.startsWith(`${s.url}:`)))) lines.push(`  warning: ${w}`);
     return lines.join('\n');
   }
+}
+
+/** `zod@3.23.8`, `@scope/name@^1`, `zod` → an npm source (the version after the last `@` that is not the scope's). */
+function npmFlagSource(spec: string): Record<string, string> {
+  const at = spec.lastIndexOf('@');
+  return at > 0 ? { type: 'npm', package: spec.slice(0, at), version: spec.slice(at + 1) } : { type: 'npm', package: spec };
 }

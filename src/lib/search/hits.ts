@@ -8,7 +8,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
 import { untrustedFor } from '../safety/warnings.js';
-import { fileStatusOf, staleness } from '../store/model.js';
+import { fileStatusOf, staleness, versionLabel } from '../store/model.js';
 import { ManifestLookup } from '../store/manifest-lookup.js';
 import { MANIFEST_FILE } from '../store/topic-files.js';
 import { type ChunkSpan, type HitContext, type LineRange, sectionRange, widenByLines } from './context.js';
@@ -109,6 +109,7 @@ export async function toReferenceHits(
       snippet_end_line: text.start + snip.toLine,
       source_url: rec?.source_url ?? null,
       ...(rec?.commit ? { commit: rec.commit } : {}),
+      version: versionLabel(rec, front.fetched_at),
       fetched_at: rec?.fetched_at ?? front.fetched_at,
       is_stale: staleOnce(stale, front, opts.now),
       file_status: status,

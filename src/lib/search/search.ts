@@ -71,6 +71,8 @@ export interface ReferenceHit {
   snippet_end_line: number;
   source_url: string | null;
   commit?: string;
+  /** What the file is at: the package version, the git tag, a branch's commit (short), or a web page's fetch day. */
+  version: string;
   fetched_at: string;
   is_stale: boolean;
   file_status: FileStatus;

@@ -128,14 +128,16 @@ function validateFront(d: Record<string, unknown>, lines: () => string[], file: 
   need('sources', Array.isArray(sources), 'must be an array of tables ([[sources]])');
   const parsedSources: TopicSource[] = sources.map((s) => {
     const src = s as Record<string, unknown>;
-    const ok = typeof src === 'object' && (src.type === 'git' || src.type === 'web') && typeof src.url === 'string';
-    need('type', ok, 'of every [[sources]] entry must be "git" or "web", with a string `url`');
-    const out: TopicSource = { type: src.type as 'git' | 'web', url: src.url as string };
+    const npm = typeof src === 'object' && src.type === 'npm' && typeof src.package === 'string';
+    const ok = npm || (typeof src === 'object' && (src.type === 'git' || src.type === 'web') && typeof src.url === 'string');
+    need('type', ok, 'of every [[sources]] entry must be "git" or "web" with a string `url`, or "npm" with a string `package`');
+    const out: TopicSource = npm ? { type: 'npm', url: `npm:${src.package as string}`, package: src.package as string } : { type: src.type as 'git' | 'web', url: src.url as string };
     if (typeof src.ref === 'string') out.ref = src.ref;
     if (src.ref_kind === 'branch' || src.ref_kind === 'tag') out.ref_kind = src.ref_kind;
     if (typeof src.commit === 'string') out.commit = src.commit;
     if (Array.isArray(src.paths)) out.paths = src.paths.map(String);
     if (typeof src.final_url === 'string') out.final_url = src.final_url;
+    for (const key of VERSION_KEYS) if (typeof src[key] === 'string') out[key] = src[key] as string;
     return out;
   });
 
@@ -193,6 +195,9 @@ function arrayLines(key: string, values: string[]): string {
   return `${key} = [\n${values.map((v) => `  ${tomlString(v)},`).join('\n')}\n]`;
 }
 
+/** The version fields of a `[[sources]]` entry (npm packages, git version ranges), in the order written. */
+const VERSION_KEYS = ['version', 'resolved_version', 'upstream_version', 'integrity', 'tarball', 'repository', 'git_head'] as const;
+
 export function serializeTopicMd(front: TopicFront, body: string): string {
   const out: string[] = [FENCE];
   out.push(kv('id', front.id), kv('title', front.title), kv('type', front.type), kv('created_at', front.created_at));
@@ -204,12 +209,13 @@ export function serializeTopicMd(front: TopicFront, body: string): string {
     if (front.created_by.model) out.push(kv('model', front.created_by.model));
   }
   for (const s of front.sources) {
-    out.push('', '[[sources]]', kv('type', s.type), kv('url', s.url));
+    out.push('', '[[sources]]', kv('type', s.type), s.type === 'npm' ? kv('package', s.package ?? s.url.replace(/^npm:/, '')) : kv('url', s.url));
     if (s.ref !== undefined) out.push(kv('ref', s.ref));
     if (s.ref_kind !== undefined) out.push(kv('ref_kind', s.ref_kind));
     if (s.commit !== undefined) out.push(kv('commit', s.commit));
     if (s.paths !== undefined) out.push(arrayLines('paths', s.paths));
     if (s.final_url !== undefined) out.push(kv('final_url', s.final_url));
+    for (const key of VERSION_KEYS) if (s[key] !== undefined) out.push(kv(key, s[key]));
   }
   for (const f of front.file_status ?? []) {
     out.push('', '[[file_status]]', kv('path', f.path), kv('status', f.status));

@@ -8,7 +8,8 @@ export const FILE_STATUSES = ['active', 'problematic', 'obsolete'] as const;
 export type FileStatus = (typeof FILE_STATUSES)[number];
 
 export interface TopicSource {
-  type: 'git' | 'web';
+  type: 'git' | 'web' | 'npm';
+  /** npm: `npm:<package>`, derived (not written): resolved through each reader's own registry. */
   url: string;
   ref?: string;
   /** git: whether `ref` named a branch or a tag when fetched; refresh follows only that kind. */
@@ -19,6 +20,38 @@ export interface TopicSource {
   paths?: string[];
   /** web: the URL after redirects, when it differs. */
   final_url?: string;
+  /** npm: the package name. */
+  package?: string;
+  /** npm and git: the version asked for: exact, a semver range, or (npm) a dist-tag. Git records the tag chosen as `ref`. */
+  version?: string;
+  /** npm: the exact version fetched. */
+  resolved_version?: string;
+  /** npm: the tarball's integrity (SRI), checked on download. */
+  integrity?: string;
+  /** npm: the tarball downloaded (informative: another reader's registry may differ). */
+  tarball?: string;
+  /** npm: the package's repository as published, and the commit it was published from. */
+  repository?: string;
+  git_head?: string;
+  /** npm and git versions: a newer version the last check saw that this source does not follow (an exact pin). */
+  upstream_version?: string;
+}
+
+/** The version a source is at: an npm package's exact version, or the tag of a git source. Pure. */
+export function sourceVersion(s: Pick<TopicSource, 'type' | 'resolved_version' | 'ref' | 'ref_kind'>): string | undefined {
+  if (s.type === 'npm') return s.resolved_version;
+  return s.type === 'git' && s.ref_kind === 'tag' ? s.ref : undefined;
+}
+
+/**
+ * The version a source's files are at, as hits and \`get\` show it: the package version, the tag,
+ * the commit (short) of a branch, or the day a web page was fetched. Pure.
+ */
+export function versionLabel(rec: { version?: string; commit?: string; fetched_at?: string } | undefined, fallbackDate: string): string {
+  if (rec?.version) return rec.version;
+  if (rec?.commit) return rec.commit.slice(0, 12);
+  const at = rec?.fetched_at ?? fallbackDate;
+  return /^\d{4}-\d{2}-\d{2}/.test(at) ? at.slice(0, 10) : at;
 }
 
 export interface FileStatusEntry {

@@ -40,6 +40,8 @@ export interface FileRecord {
   fetched_at: string;
   /** git sources: the commit the file was read at. */
   commit?: string;
+  /** The version the file is at: an npm package's exact version, or the git tag it was read at. */
+  version?: string;
   /**
    * Possible prompt injection or hidden text found at fetch time (src/lib/safety/injection.ts),
    * bounded. `line` is 1-based in this file; 0 means the file as a whole (e.g. hidden HTML text).

@@ -16,7 +16,9 @@ import type { Progress } from '../progress.js';
 import { type GitProbe, probeGitSource } from '../sources/git.js';
 import { repoDisplayName } from '../sources/git-url.js';
 import { probeWebSource } from '../sources/web.js';
-import type { TopicFront } from '../store/model.js';
+import { resolveVersionTag } from '../sources/git-version.js';
+import { resolveNpmSource } from '../sources/npm/npm.js';
+import { sourceVersion, type TopicFront, type TopicSource } from '../store/model.js';
 import { SKIPPED_FILE, writeSkipped } from '../store/skipped.js';
 import { isReservedName, topicDir, topicExists, writeManifest, writeTopic } from '../store/topic-files.js';
 import { type Budget, CAP_REASONS, effectiveLimits, type Limits } from '../safety/limits.js';
@@ -29,10 +31,19 @@ import { approvalSummary, countOf, shortSha } from './summary.js';
 import { withYoungGenerationHeld } from '../young-generation.js';
 
 export interface SourceDetails {
-  type: 'git' | 'web';
+  type: 'git' | 'web' | 'npm';
   url: string;
   display_name: string;
   ref?: string | null;
+  /** npm: the package; npm and git: the version asked for, and (npm) the exact version it resolves to now. */
+  package?: string;
+  version?: string;
+  resolved_version?: string;
+  /** npm: the repository and commit the version was published from, and its tarball's integrity. */
+  repository?: string;
+  git_head?: string;
+  integrity?: string | null;
+  deprecated?: string;
   paths?: string[];
   default_branch?: string | null;
   commit?: string;
@@ -79,7 +90,8 @@ export interface CreateResult {
   file_count: number;
   chunk_count: number;
   commit: string;
-  sources: { type: string; url: string; ref?: string; commit?: string; final_url?: string; file_count: number; ok: boolean; error?: string }[];
+  /** `version`: what the files are at (npm's exact version, a git tag), as hits carry it. */
+  sources: { type: string; url: string; ref?: string; commit?: string; final_url?: string; package?: string; version?: string; file_count: number; ok: boolean; error?: string }[];
   /** What the fetch left out; every path with its reason is in the topic's `.tkoma-skipped.jsonl`. */
   skipped: SkipReport & { file?: string };
   warnings: string[];
@@ -107,6 +119,7 @@ export interface ProbedSource {
 
 /** Probes one source within the topic's remaining budget, which it reduces by what would be kept. */
 async function probeSource(src: SourceRequest, limits: FetchLimits, budget: Budget, prefix = ''): Promise<ProbedSource> {
+  if (src.type === 'npm') return probeNpm(src, budget);
   if (src.type === 'web') {
     const p = await probeWebSource(src.url);
     const full = budget.files <= 0 ? CAP_REASONS.max_files : null;
@@ -117,7 +130,9 @@ async function probeSource(src: SourceRequest, limits: FetchLimits, budget: Budg
     const page = { path: src.url, bytes: p.bytes ?? null, source: src.url };
     return { details, kept: full ? [] : [page], skipped: full ? [{ path: src.url, reason: full, source: src.url }] : [] };
   }
-  const p: GitProbe = await probeGitSource(src, {
+  // A version range is resolved to its newest tag now, and the probe looks at that tag.
+  const tag = src.version ? await resolveVersionTag(src.url, src.version) : undefined;
+  const p: GitProbe = await probeGitSource(tag ? { url: src.url, ref: `refs/tags/${tag.tag}`, ...(src.paths ? { paths: src.paths } : {}) } : src, {
     maxFileBytes: limits.maxFileBytes,
     maxFiles: Math.max(0, budget.files),
     maxTotalBytes: Math.max(0, budget.bytes),
@@ -131,7 +146,8 @@ async function probeSource(src: SourceRequest, limits: FetchLimits, budget: Budg
     type: 'git',
     url: src.url,
     display_name: p.display_name,
-    ref: p.ref,
+    ref: tag ? tag.tag : p.ref,
+    ...(src.version ? { version: src.version } : {}),
     ...(src.paths ? { paths: src.paths } : {}),
     default_branch: p.default_branch,
     commit: p.commit,
@@ -148,6 +164,37 @@ async function probeSource(src: SourceRequest, limits: FetchLimits, budget: Budg
     kept: p.kept_files.map((f) => ({ path: at(f.path), bytes: f.bytes, source: src.url })),
     skipped: p.skipped_files.map((s) => ({ path: at(s.path), reason: s.reason, source: src.url, ...(s.bytes !== undefined ? { bytes: s.bytes } : {}) })),
   };
+}
+
+/**
+ * An npm package in phase 1: the registry's documents only. The file count and unpacked size are
+ * what the registry publishes for the whole package (before the filters); the caps are applied to
+ * them as far as counts allow, and exactly at fetch time.
+ */
+async function probeNpm(src: SourceRequest, budget: Budget): Promise<ProbedSource> {
+  const r = await resolveNpmSource({ package: src.package!, ...(src.version ? { version: src.version } : {}) });
+  const files = r.file_count ?? 0;
+  const over = files > budget.files ? files - Math.max(0, budget.files) : 0;
+  budget.files -= files;
+  if (r.unpacked_bytes !== null) budget.bytes -= r.unpacked_bytes;
+  const details: SourceDetails = {
+    type: 'npm',
+    url: src.url,
+    display_name: `${r.package}@${r.version}`,
+    package: r.package,
+    version: r.spec,
+    resolved_version: r.version,
+    ...(r.file_count !== null ? { file_count: r.file_count } : {}),
+    total_bytes: r.unpacked_bytes,
+    ...(over > 0 ? { capped: { [CAP_REASONS.max_files]: over } } : {}),
+    caps_note: 'counts as the registry publishes them, before the filters; sizes of single files are known at fetch time',
+    ...(r.repository ? { repository: r.repository } : {}),
+    ...(r.git_head ? { git_head: r.git_head } : {}),
+    integrity: r.integrity,
+    ...(r.description ? { description: r.description } : {}),
+    ...(r.deprecated ? { deprecated: r.deprecated } : {}),
+  };
+  return { details, kept: [], skipped: [] };
 }
 
 /** Phase 1's look at every source (no writes): limits, and what each source would keep and skip. */
@@ -219,8 +266,9 @@ export async function estimateFor(root: string, details: Pick<SourceDetails, 'fi
   }
 }
 
-function commitMessage(req: CreateRequest, fileCount: number, fetched: { source: { type: string; url: string; commit?: string } }[]): string {
-  const git = fetched.filter((f) => f.source.type === 'git').map((f) => `${repoDisplayName(f.source.url)}@${shortSha(f.source.commit)}`);
+function commitMessage(req: CreateRequest, fileCount: number, fetched: { source: TopicSource }[]): string {
+  const git = fetched.filter((f) => f.source.type === 'git').map((f) => `${repoDisplayName(f.source.url)}@${f.source.version && f.source.ref ? f.source.ref : shortSha(f.source.commit)}`);
+  git.push(...fetched.filter((f) => f.source.type === 'npm').map((f) => `npm ${f.source.package}@${f.source.resolved_version}`));
   const web = fetched.filter((f) => f.source.type === 'web').length;
   const from = [...git, ...(web ? [`${web} web page${web === 1 ? '' : 's'}`] : [])].join(' + ');
   return `create topic ${req.topic_id}: ${countOf(fileCount, 'file')} from ${from}\n\n${req.title}`;
@@ -334,6 +382,8 @@ async function fetchAndCommit(
       ...(f.source.ref ? { ref: f.source.ref } : {}),
       ...(f.source.commit ? { commit: f.source.commit } : {}),
       ...(f.source.final_url ? { final_url: f.source.final_url } : {}),
+      ...(f.source.package ? { package: f.source.package } : {}),
+      ...(sourceVersion(f.source) ? { version: sourceVersion(f.source) } : {}),
       file_count: f.files.length,
       ok: f.ok,
       ...(f.error ? { error: f.error.message } : {}),

@@ -13,6 +13,9 @@ import type { Progress } from '../progress.js';
 import { DEFAULT_MAX_FINDINGS, detectHiddenText, detectInjection } from '../safety/injection.js';
 import { type Budget, CAP_REASONS, DEFAULT_LIMITS, effectiveLimits, type Limits, type LimitsOverride } from '../safety/limits.js';
 import { fetchGitSource } from '../sources/git.js';
+import { resolveVersionTag } from '../sources/git-version.js';
+import { npmFolder } from '../sources/npm/names.js';
+import { fetchNpmSource, type NpmResolved, npmSourceFields } from '../sources/npm/npm.js';
 import { isFullCommitSha, repoDisplayName } from '../sources/git-url.js';
 import { DEFAULT_MAX_BYTES as DEFAULT_WEB_MAX_BYTES, fetchWebPage } from '../sources/web.js';
 import { readConfig } from '../store/config.js';
@@ -161,10 +164,11 @@ export interface Naming {
  * in the repository); several git sources each get a folder named after the repository so their
  * files cannot collide. Web pages always sit at the top as `<url-slug>.md`.
  */
-export function sourcePrefixes(sources: Pick<SourceRequest, 'type' | 'url'>[]): string[] {
+export function sourcePrefixes(sources: Pick<SourceRequest, 'type' | 'url' | 'package'>[]): string[] {
   const gitCount = sources.filter((s) => s.type === 'git').length;
   const used = new Set<string>();
   return sources.map((s) => {
+    if (s.type === 'npm') return npmFolder(s.package ?? s.url.replace(/^npm:/, ''));
     if (s.type !== 'git' || gitCount < 2) return '';
     const base = (repoDisplayName(s.url).split('/').pop() || 'repo').toLowerCase().replace(/[^a-z0-9._-]+/g, '-').replace(/^[.-]+/, '') || 'repo';
     let name = base;
@@ -189,7 +193,7 @@ function factsOf(data: Buffer, hiddenText?: readonly string[]): ContentFacts {
   return { bytes: data.length, sha256: sha256(data), flags: flagsFor(data, hiddenText) };
 }
 
-async function recordFor(dir: string, rel: string, sourceUrl: string, fetchedAt: string, commit?: string, hiddenText?: readonly string[], known?: ContentFacts): Promise<FileRecord> {
+async function recordFor(dir: string, rel: string, sourceUrl: string, fetchedAt: string, commit?: string, hiddenText?: readonly string[], known?: ContentFacts, version?: string): Promise<FileRecord> {
   const facts = known ?? factsOf(await readFile(join(dir, rel)), hiddenText);
   return {
     path: rel,
@@ -199,6 +203,7 @@ async function recordFor(dir: string, rel: string, sourceUrl: string, fetchedAt:
     sha256: facts.sha256,
     fetched_at: fetchedAt,
     ...(commit ? { commit } : {}),
+    ...(version ? { version } : {}),
     ...(facts.flags.length > 0 ? { flags: facts.flags } : {}),
   };
 }
@@ -232,6 +237,8 @@ export async function fetchOneSource(
   budget: Budget = budgetFor(limits),
   naming: Naming = { book: new NameBook() },
   packInto?: string,
+  /** npm: the version a refresh's check just resolved (saves asking the registry again). */
+  resolved?: NpmResolved,
 ): Promise<FetchedSource> {
   const fetchedAt = new Date().toISOString();
   const out: FetchedSource = { source: { ...src }, ok: false, files: [], skipped: [] };
@@ -243,10 +250,13 @@ export async function fetchOneSource(
         throw capError(`the topic is full (${reason}): nothing fetched from ${repoDisplayName(src.url)}`, { reason });
       }
       await mkdir(target, { recursive: true });
-      update(`cloning ${repoDisplayName(src.url)}${src.ref ? `@${src.ref}` : ''}`);
+      // A version range names the newest matching tag; the tag is then fetched like any ref.
+      const tag = src.version ? (await resolveVersionTag(src.url, src.version)).tag : undefined;
+      const spec = tag ? { url: src.url, ref: `refs/tags/${tag}`, ...(src.paths ? { paths: src.paths } : {}) } : src;
+      update(`cloning ${repoDisplayName(src.url)}${tag ?? src.ref ? `@${tag ?? src.ref}` : ''}`);
       // Hashed and scanned from the bytes being written: reading 10k files back cost seconds.
       const facts = new Map<string, ContentFacts>();
-      const res = await fetchGitSource(src, target, {
+      const res = await fetchGitSource(spec, target, {
         maxFileBytes: limits.maxFileBytes,
         maxFiles: budget.files,
         maxTotalBytes: budget.bytes,
@@ -255,8 +265,10 @@ export async function fetchOneSource(
         ...(packInto ? { packInto } : {}),
       });
       out.source.commit = res.commit;
-      if (!src.ref) out.source.ref = res.ref;
-      if (res.ref_kind && !src.ref?.startsWith('refs/') && !isFullCommitSha(out.source.ref ?? '')) out.source.ref_kind = res.ref_kind;
+      if (tag) out.source.ref = tag;
+      else if (!src.ref) out.source.ref = res.ref;
+      if (res.ref_kind && (tag || (!src.ref?.startsWith('refs/') && !isFullCommitSha(out.source.ref ?? '')))) out.source.ref_kind = res.ref_kind;
+      const version = out.source.ref_kind === 'tag' ? out.source.ref : undefined;
       out.skipped.push(...res.skipped.map((s) => ({ path: prefix ? `${prefix}/${s.path}` : s.path, reason: s.reason, source: src.url, ...(s.bytes !== undefined ? { bytes: s.bytes } : {}) })));
       for (const f of res.files) {
         const rel = prefix ? `${prefix}/${f.path}` : f.path;
@@ -267,7 +279,34 @@ export async function fetchOneSource(
           continue;
         }
         naming.book.claim(rel);
-        out.files.push(await recordFor(destDir, rel, src.url, fetchedAt, res.commit, undefined, facts.get(f.path)));
+        out.files.push(await recordFor(destDir, rel, src.url, fetchedAt, res.commit, undefined, facts.get(f.path), version));
+      }
+    } else if (src.type === 'npm') {
+      if (budget.files <= 0 || budget.bytes <= 0) {
+        const reason = budget.files <= 0 ? CAP_REASONS.max_files : CAP_REASONS.max_topic_bytes;
+        throw capError(`the topic is full (${reason}): nothing fetched from ${src.url}`, { reason });
+      }
+      update(`downloading ${src.package}@${src.version ?? 'latest'}`);
+      const facts = new Map<string, ContentFacts>();
+      const res = await fetchNpmSource({ package: src.package!, ...(src.version ? { version: src.version } : {}) }, join(destDir, prefix), {
+        maxFileBytes: limits.maxFileBytes,
+        maxFiles: budget.files,
+        maxTotalBytes: budget.bytes,
+        keepExisting: true,
+        onFile: (path, data) => facts.set(path, factsOf(data)),
+        ...(resolved ? { resolved } : {}),
+      });
+      Object.assign(out.source, npmSourceFields(res.resolved));
+      out.skipped.push(...res.skipped.map((s) => ({ path: `${prefix}/${s.path}`, reason: s.reason, source: src.url, ...(s.bytes !== undefined ? { bytes: s.bytes } : {}) })));
+      for (const f of res.files) {
+        const rel = `${prefix}/${f.path}`;
+        if (!naming.book.free(rel)) {
+          await rm(join(destDir, rel), { force: true });
+          out.skipped.push({ path: rel, reason: 'duplicate_path', source: src.url, bytes: f.bytes });
+          continue;
+        }
+        naming.book.claim(rel);
+        out.files.push(await recordFor(destDir, rel, src.url, fetchedAt, undefined, undefined, facts.get(f.path), res.resolved.version));
       }
     } else {
       update(`fetching ${src.url}`);
@@ -313,7 +352,7 @@ export async function fetchSources(sources: SourceRequest[], destDir: string, pr
   const results: FetchedSource[] = [];
   for (let i = 0; i < sources.length; i++) {
     const src = sources[i];
-    const label = src.type === 'git' ? `Fetch ${repoDisplayName(src.url)}` : `Fetch ${src.url}`;
+    const label = src.type === 'git' ? `Fetch ${repoDisplayName(src.url)}` : src.type === 'npm' ? `Fetch ${src.package}@${src.version ?? 'latest'}` : `Fetch ${src.url}`;
     const res = await progress.task(label, (update) => fetchOneSource(src, prefixes[i], destDir, limits, update, budget, naming, packsDir && join(packsDir, String(i))));
     if (!res.ok) progress.warn(`${src.url}: ${res.error?.message}`);
     results.push(res);

@@ -5,7 +5,7 @@ import { rootStateNote } from '../root-state.js';
 import { readInside } from '../safety/paths.js';
 import { untrustedFor, untrustedSummary } from '../safety/warnings.js';
 import { displayTags, displayTitle } from '../safety/text.js';
-import { fetchedAtProblem, fileStatusOf, staleness, type TopicFront } from '../store/model.js';
+import { fetchedAtProblem, fileStatusOf, sourceVersion, staleness, type TopicFront, versionLabel } from '../store/model.js';
 import { readSkipped } from '../store/skipped.js';
 import { type BrokenTopic, type FileFlag, type LoadedTopic, loadAllTopics, readManifest, readTopic, resolveTopicPath, TOPIC_FILE } from '../store/topic-files.js';
 import { validateTopicIdField } from './request.js';
@@ -23,6 +23,13 @@ export interface TopicListEntry {
   source_count: number;
   file_count: number;
   tags: string[];
+  /** The version its sources are at (npm package versions, git tags), comma-separated when several. */
+  version?: string;
+  /**
+   * A newer version upstream that a source does not follow, as refresh's last check saw it (no
+   * network here): an exact pin's newer release. Ranges and dist-tags move at each refresh.
+   */
+  upstream_version?: string;
   /** Present when something about the note needs the operator (e.g. an unreadable fetched_at). */
   warnings?: string[];
 }
@@ -55,8 +62,15 @@ function listEntry(front: TopicFront, now: Date): TopicListEntry {
     source_count: front.sources.length,
     file_count: front.files.length,
     tags: displayTags(front.tags),
+    ...joinedField('version', front.sources.map(sourceVersion)),
+    ...joinedField('upstream_version', front.sources.map((src) => src.upstream_version)),
     ...(warnings.length > 0 ? { warnings } : {}),
   };
+}
+
+function joinedField<K extends string>(key: K, values: (string | undefined)[]): Partial<Record<K, string>> {
+  const present = values.filter((v): v is string => !!v);
+  return present.length > 0 ? ({ [key]: present.join(', ') } as Record<K, string>) : {};
 }
 
 export async function listTopics(root: string, opts: { includeObsolete?: boolean; now?: Date } = {}): Promise<{ topics: TopicListEntry[]; broken: BrokenTopic[] }> {
@@ -155,6 +169,8 @@ export interface GetResult {
   source_url: string | null;
   fetched_at: string | null;
   commit: string | null;
+  /** The package version, git tag, a branch's commit (short), or a web page's fetch day. */
+  version: string;
   is_stale: boolean;
   /** Findings of the injection checks inside the returned lines (or about the whole file: line 0). */
   untrusted?: { kind: string; line: number }[];
@@ -236,6 +252,7 @@ export async function getReference(root: string, req: GetRequest): Promise<GetRe
     source_url: rec?.source_url ?? null,
     fetched_at: rec?.fetched_at ?? front.fetched_at,
     commit: rec?.commit ?? null,
+    version: versionLabel(rec, front.fetched_at),
     is_stale: staleness(front).is_stale,
     ...untrustedFor(rec, s, truncated ? s + content.split('\n').length - 1 : Math.max(s, e)),
     ...rootWarning(root),

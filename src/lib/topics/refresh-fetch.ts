@@ -8,16 +8,21 @@ import { join } from 'node:path';
 
 import type { Progress } from '../progress.js';
 import type { Limits } from '../safety/limits.js';
+import { asTkomaError } from '../errors.js';
 import { remoteCommit } from '../sources/git.js';
+import { resolveVersionTag } from '../sources/git-version.js';
+import { type NpmResolved, npmSourceFields, resolveNpmSource } from '../sources/npm/npm.js';
 import { isFullCommitSha, repoDisplayName } from '../sources/git-url.js';
 import type { TopicFront, TopicSource } from '../store/model.js';
 import { readManifest, readTopic } from '../store/topic-files.js';
 import { scanTree } from './carry.js';
+import type { SourceRequest } from './request.js';
 import { type FetchedSource, fetchOneSource, type FetchLimits, NameBook, type Naming, resolveLimits, sourcePrefixes } from './fetch.js';
 
 /** What phase A (no lock) learned about one source. */
 export type Fetched =
-  | { kind: 'up_to_date'; remote: string }
+  /** `remote`: the commit (git) or exact version (npm) upstream has now; `upstream`: a newer version an exact pin does not follow. */
+  | { kind: 'up_to_date'; remote: string; upstream?: string }
   | { kind: 'failed' | 'ref_gone'; error: string }
   | { kind: 'fetched'; fetched: FetchedSource; dir: string };
 
@@ -30,6 +35,11 @@ export function followedRef(src: Pick<TopicSource, 'ref' | 'ref_kind'>): string 
   const { ref, ref_kind: kind } = src;
   if (!ref || !kind || ref === 'HEAD' || ref.startsWith('refs/') || isFullCommitSha(ref)) return ref;
   return `refs/${kind === 'tag' ? 'tags' : 'heads'}/${ref}`;
+}
+
+/** The request that fetches a versioned source again: its package or URL, and the version it follows. */
+function versionSpec(src: TopicSource): SourceRequest {
+  return { type: src.type, url: src.url, ...(src.package ? { package: src.package } : {}), ...(src.version ? { version: src.version } : {}), ...(src.paths ? { paths: src.paths } : {}) };
 }
 
 export interface Upstream {
@@ -62,11 +72,31 @@ export async function fetchUpstream(root: string, id: string, staging: string, o
   const outcomes: Fetched[] = [];
   for (let i = 0; i < seen.sources.length; i++) {
     const src = seen.sources[i];
-    const label = src.type === 'git' ? `Refresh ${repoDisplayName(src.url)}` : `Refresh ${src.url}`;
+    const label = src.type === 'git' ? `Refresh ${repoDisplayName(src.url)}` : src.type === 'npm' ? `Refresh ${src.package}@${src.version ?? 'latest'}` : `Refresh ${src.url}`;
     outcomes.push(
       await opts.progress.task(label, async (update): Promise<Fetched> => {
         const ref = followedRef(src);
-        if (src.type === 'git') {
+        let resolved: NpmResolved | undefined;
+        if (src.type === 'npm') {
+          // One registry document: an exact version stays, a range or dist-tag moves to its newest match.
+          update('checking the registry');
+          try {
+            resolved = await resolveNpmSource({ package: src.package!, ...(src.version ? { version: src.version } : {}) });
+          } catch (err) {
+            return { kind: 'failed', error: asTkomaError(err).message };
+          }
+          const upstream = npmSourceFields(resolved).upstream_version;
+          if (resolved.version === src.resolved_version && holding[i].length > 0) return { kind: 'up_to_date', remote: resolved.version, ...(upstream ? { upstream } : {}) };
+        } else if (src.type === 'git' && src.version) {
+          // The newest tag matching the version: the same tag at the same commit is up to date.
+          update('checking tags');
+          try {
+            const t = await resolveVersionTag(src.url, src.version);
+            if (t.tag === src.ref && t.commit === src.commit) return { kind: 'up_to_date', remote: t.commit, ...(t.upstream ? { upstream: t.upstream } : {}) };
+          } catch (err) {
+            return { kind: 'failed', error: asTkomaError(err).message };
+          }
+        } else if (src.type === 'git') {
           update('checking upstream');
           const remote = await remoteCommit({ url: src.url, ref }).catch(() => undefined);
           if (remote && remote === src.commit) return { kind: 'up_to_date', remote };
@@ -83,8 +113,8 @@ export async function fetchUpstream(root: string, id: string, staging: string, o
           }
         }
         const dir = join(staging, String(i));
-        const spec = { type: src.type, url: src.url, ...(ref ? { ref } : {}), ...(src.paths ? { paths: src.paths } : {}) };
-        const fetched = await fetchOneSource(spec, prefixes[i], dir, fetch, update, budgetExcept(i), namingFor(i));
+        const spec = src.type === 'npm' || src.version ? versionSpec(src) : { type: src.type, url: src.url, ...(ref ? { ref } : {}), ...(src.paths ? { paths: src.paths } : {}) };
+        const fetched = await fetchOneSource(spec, prefixes[i], dir, fetch, update, budgetExcept(i), namingFor(i), undefined, resolved);
         if (fetched.ok) {
           holding[i] = fetched.files;
           claimedNow.push(...fetched.files.map((rec) => rec.path));

@@ -40,7 +40,7 @@ import { assertRootIdle } from '../root-state.js';
 import type { Progress } from '../progress.js';
 import { repoDisplayName } from '../sources/git-url.js';
 import { parseTopicMd } from '../store/frontmatter.js';
-import { staleness, type TopicFront, type TopicSource, withFileWarnings } from '../store/model.js';
+import { sourceVersion, staleness, type TopicFront, type TopicSource, withFileWarnings } from '../store/model.js';
 import { readSkipped, SKIPPED_FILE, type SkippedRecord, writeSkipped } from '../store/skipped.js';
 import { type FileRecord, listTopicIds, MANIFEST_FILE, readManifest, readTopic, TOPIC_FILE, writeManifest, writeTopic } from '../store/topic-files.js';
 import type { Limits } from '../safety/limits.js';
@@ -62,6 +62,8 @@ export interface SourceRefresh {
   status: 'up_to_date' | 'updated' | 'failed' | 'ref_gone';
   old_commit?: string;
   new_commit?: string;
+  /** npm and git tags: the version the files are at, `3.23.8 → 3.24.1` when the refresh moved it. */
+  version?: string;
   error?: string;
 }
 
@@ -126,7 +128,13 @@ export async function selectTopicsToRefresh(root: string, sel: { ids?: string[];
 }
 
 /** What a refresh changes in a `[[sources]]` entry. */
-type SourceUpdate = Pick<TopicSource, 'commit' | 'final_url' | 'ref_kind'>;
+type SourceUpdate = Partial<Pick<TopicSource, 'commit' | 'final_url' | 'ref_kind' | 'ref' | 'resolved_version' | 'integrity' | 'tarball' | 'repository' | 'git_head' | 'upstream_version'>>;
+
+/** `1.1.0 → 1.2.0`, or the one version when it did not move. */
+function versionMove(before: string | undefined, after: string | undefined): string | undefined {
+  if (!after) return before;
+  return before && before !== after ? `${before} → ${after}` : after;
+}
 
 /** Mirrors `src` into `dst` with hard links (symlinks recreated): the live folder is never written. */
 export function linkTree(src: string, dst: string): void {
@@ -199,6 +207,7 @@ async function refreshHeld(root: string, id: string, opts: RefreshOptions): Prom
         const owned = manifest.filter((rec) => rec.source_url === src.url && (!prefix || rec.path.startsWith(`${prefix}/`)));
         const report: SourceRefresh = { type: src.type, url: src.url, ...(src.ref ? { ref: src.ref } : {}), status: 'updated' };
         if (src.commit) report.old_commit = src.commit;
+        if (sourceVersion(src)) report.version = sourceVersion(src);
         const keepOwned = () => {
           for (const rec of owned) records.set(rec.path, rec);
           r.unchanged += owned.length;
@@ -213,9 +222,10 @@ async function refreshHeld(root: string, id: string, opts: RefreshOptions): Prom
         const o = seen.sources[i]?.url === src.url && prefixes[i] === prefix ? outcomes[i] : undefined;
         if (!o) keep('the topic\'s sources changed during the refresh');
         else if (o.kind === 'failed' || o.kind === 'ref_gone') keep(o.error, o.kind);
-        else if (o.kind === 'up_to_date' && o.remote === src.commit) {
+        else if (o.kind === 'up_to_date' && o.remote === (src.type === 'npm' ? src.resolved_version : src.commit)) {
           report.status = 'up_to_date';
-          report.new_commit = o.remote;
+          if (src.type !== 'npm') report.new_commit = o.remote;
+          if (o.upstream !== src.upstream_version) sourceUpdates.set(i, { upstream_version: o.upstream });
           keepOwned();
         } else if (o.kind === 'fetched') {
           const f = o.fetched;
@@ -223,6 +233,11 @@ async function refreshHeld(root: string, id: string, opts: RefreshOptions): Prom
           if (f.source.commit) report.new_commit = upd.commit = f.source.commit;
           if (f.source.ref_kind && !src.ref_kind) upd.ref_kind = f.source.ref_kind; // recorded from now on
           if (f.source.final_url) upd.final_url = f.source.final_url;
+          if (src.version && f.source.ref) upd.ref = f.source.ref; // a version range moved to this tag
+          if (src.type === 'npm') {
+            for (const key of ['resolved_version', 'integrity', 'tarball', 'repository', 'git_head', 'upstream_version'] as const) upd[key] = f.source[key];
+          }
+          report.version = versionMove(sourceVersion(src), sourceVersion(f.source));
           sourceUpdates.set(i, upd);
           skippedNow.push(...skippedRecords(f.skipped));
           const d = diffRecords(owned, f.files);
@@ -379,6 +394,7 @@ async function refreshHeld(root: string, id: string, opts: RefreshOptions): Prom
       const commits = r.sources
         .filter((x) => x.type === 'git')
         .map((x) => `${repoDisplayName(x.url)}@${x.old_commit && x.old_commit !== x.new_commit ? `${shortSha(x.old_commit)}→` : ''}${shortSha(x.new_commit)}`);
+      commits.push(...r.sources.filter((x) => x.type === 'npm' && x.version).map((x) => `${x.url.replace(/^npm:/, 'npm ')}@${x.version!.replace(' → ', '→')}`));
       const kept = r.conflicts.length ? `, ${r.conflicts.length} kept as edited here` : '';
       const message = `refresh topic ${id}: +${r.added} ~${r.changed} -${r.removed} (${r.unchanged} unchanged${kept})${commits.length ? ` from ${commits.join(', ')}` : ''}`;
       return { message, value: r };

@@ -6,14 +6,21 @@ import { TkomaError } from '../errors.js';
 import { type LimitsOverride, parseLimits } from '../safety/limits.js';
 import { isFullCommitSha, normalizePaths, validateGitUrl, validateRef } from '../sources/git-url.js';
 import { validateWebUrl } from '../sources/web.js';
+import { isValidPackageName } from '../sources/npm/names.js';
+import { versionSpecKind } from '../sources/versions.js';
 import { charCount, MAX_TAG_CHARS, MAX_TAGS, MAX_TITLE_CHARS, oneLine } from '../safety/text.js';
 import { FILE_STATUSES, type FileStatus, isValidTopicId, TOPIC_STATUSES, type TopicStatus, topicIdFromTitle } from '../store/model.js';
 
 export interface SourceRequest {
-  type: 'git' | 'web';
+  type: 'git' | 'web' | 'npm';
+  /** npm: `npm:<package>`, filled in by validation (the package is resolved through the reader's registry). */
   url: string;
   ref?: string;
   paths?: string[];
+  /** npm: the package name. */
+  package?: string;
+  /** npm: exact version, range or dist-tag (default latest); git: exact version or range over the tags. */
+  version?: string;
 }
 
 export interface CreateRequest {
@@ -152,7 +159,8 @@ export function validateTopicIdField(v: unknown, name = 'topic_id'): string {
 
 export function validateSource(raw: unknown, index: number): SourceRequest {
   if (!isRecord(raw)) throw invalid(`sources[${index}] must be an object with \`type\` and \`url\``, 'sources');
-  const type = enumValue(raw.type, ['git', 'web'] as const, `sources[${index}].type`);
+  const type = enumValue(raw.type, ['git', 'web', 'npm'] as const, `sources[${index}].type`);
+  if (type === 'npm') return validatePackageSource(raw, index);
   if (typeof raw.url !== 'string' || raw.url.trim() === '') throw invalid(`sources[${index}].url must be a non-empty string`, 'sources');
   const url = raw.url.trim();
   if (type === 'web') {
@@ -167,6 +175,10 @@ export function validateSource(raw: unknown, index: number): SourceRequest {
     validateRef(raw.ref);
     out.ref = isFullCommitSha(raw.ref) ? raw.ref.toLowerCase() : raw.ref;
   }
+  if (raw.version !== undefined && raw.version !== null) {
+    if (out.ref !== undefined) throw invalid(`sources[${index}]: give \`ref\` or \`version\`, not both`, 'sources');
+    out.version = versionField(raw.version, index, false);
+  }
   if (raw.paths !== undefined && raw.paths !== null) {
     if (!Array.isArray(raw.paths) || !raw.paths.every((p) => typeof p === 'string')) {
       throw invalid(`sources[${index}].paths must be an array of strings`, 'sources');
@@ -175,6 +187,25 @@ export function validateSource(raw: unknown, index: number): SourceRequest {
     if (paths.length > 0) out.paths = paths;
   }
   return out;
+}
+
+/** A version field: exact or a range (git), or also a dist-tag (npm). */
+function versionField(v: unknown, index: number, tags: boolean): string {
+  const kind = typeof v === 'string' && v.length <= 256 ? versionSpecKind(v) : null;
+  if (kind === null || (kind === 'tag' && !tags)) {
+    throw invalid(`sources[${index}].version must be an exact version or a semver range${tags ? ' or a dist-tag' : ' over the tags'} (got ${shown(v)})`, 'sources');
+  }
+  return (v as string).trim();
+}
+
+function validatePackageSource(raw: Record<string, unknown>, index: number): SourceRequest {
+  for (const key of ['url', 'ref', 'paths']) if (raw[key] !== undefined && raw[key] !== null) throw invalid(`sources[${index}]: npm sources take \`package\` and \`version\`, not \`${key}\``, 'sources');
+  if (typeof raw.package !== 'string' || !isValidPackageName(raw.package.trim())) {
+    throw invalid(`sources[${index}].package must be an npm package name (\`zod\`, \`@scope/name\`), got ${shown(raw.package)}`, 'sources');
+  }
+  const pkg = raw.package.trim();
+  const version = raw.version === undefined || raw.version === null ? undefined : versionField(raw.version, index, true);
+  return { type: 'npm', url: `npm:${pkg}`, package: pkg, ...(version ? { version } : {}) };
 }
 
 export const MAX_AGE_DAYS_CAP = 36_500;
@@ -188,7 +219,8 @@ export function validateCreateRequest(raw: unknown, names: FieldNames = {}): Cre
   const sources = raw.sources.map((s, i) => validateSource(s, i));
   const seen = new Set<string>();
   for (const s of sources) {
-    const key = `${s.type} ${s.url} ${s.ref ?? ''} ${(s.paths ?? []).join(',')}`;
+    // One folder per package (npm/<package>): a package listed twice would share it.
+    const key = s.type === 'npm' ? s.url : `${s.type} ${s.url} ${s.ref ?? s.version ?? ''} ${(s.paths ?? []).join(',')}`;
     if (seen.has(key)) throw invalid(`source ${s.url} is listed twice`, 'sources');
     seen.add(key);
   }

@@ -1,7 +1,7 @@
 /** Human summaries for approval prompts and commit messages. Pure. */
 
 export interface SourceSummaryInput {
-  type: 'git' | 'web';
+  type: 'git' | 'web' | 'npm';
   display_name: string;
   file_count?: number;
   total_bytes?: number | null;
@@ -40,6 +40,11 @@ export function formatBytes(bytes: number): string {
  */
 export function approvalSummary(sources: SourceSummaryInput[]): string {
   const parts: string[] = [];
+  for (const s of sources.filter((x) => x.type === 'npm')) {
+    // `npm zod@3.23.8: 66 files, ~600 KB (as published)`: the registry's own counts, before the filters.
+    const size = typeof s.total_bytes === 'number' ? `, ${formatBytes(s.total_bytes)}` : '';
+    parts.push(`npm ${s.display_name}: ${s.file_count === undefined ? 'file count unknown' : countOf(s.file_count, 'file')}${size} (as published)`);
+  }
   for (const s of sources.filter((x) => x.type === 'git')) {
     const bits = [countOf(s.file_count ?? 0, 'file')];
     if (typeof s.total_bytes === 'number') bits.push(formatBytes(s.total_bytes));
