@@ -209,7 +209,7 @@ describe('tkoma-ref deps (the real binary)', () => {
     writeFileSync(join(tmp.path, 'cargo', 'Cargo.toml'), cargoToml);
     mkdirSync(join(tmp.path, 'mono'), { recursive: true });
     writeFileSync(join(tmp.path, 'mono', 'package-lock.json'), workspaceLock);
-  }, 60_000);
+  });
   afterAll(() => tmp.cleanup());
 
   it("matches this project's own package-lock.json", async () => {

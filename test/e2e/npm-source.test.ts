@@ -64,7 +64,7 @@ describe('npm package sources', () => {
     await ok(['init']);
     appendFileSync(join(root, 'tkoma-ref.toml'), '\n[network]\nallow = ["127.0.0.1"]\n');
     git(root, 'commit', '-qam', 'allow the local registry');
-  }, 240_000);
+  });
   afterAll(async () => {
     await reg?.close();
     await scopedReg?.close();
@@ -127,7 +127,7 @@ describe('npm package sources', () => {
     const pin = r.topics.find((t: { topic_id: string }) => t.topic_id === 'pinned');
     expect(pin.sources[0]).toMatchObject({ status: 'up_to_date', version: '1.0.0' });
     expect(topicMd('pinned')).toContain('upstream_version = "1.2.0"');
-  }, 180_000);
+  });
 
   it('after the refresh, hits carry the new version and topic list shows the pin\'s upstream_version', async () => {
     const s = await ok(['search', 'guide new', '--topic', 'left']);
@@ -138,7 +138,7 @@ describe('npm package sources', () => {
     expect(byId.left.upstream_version).toBeUndefined();
     expect(byId.left.version).toBe('1.2.0');
     expectClean(root);
-  }, 120_000);
+  });
 
   it('a dist-tag resolves to its version; a package without a repository field is fine', async () => {
     const r = await create('next', [{ type: 'npm', package: 'leftish', version: 'next' }, { type: 'npm', package: 'norepo' }]);
@@ -202,7 +202,7 @@ describe('git sources with a version range over tags', () => {
     git(repo.dir, 'tag', 'v0.7.0');
     const init = await cli(['init', '--json'], { root });
     expect(init.code).toBe(0);
-  }, 120_000);
+  });
   afterAll(() => tmp.cleanup());
 
   it('^0.6 fetches the newest matching tag, records tag and commit; refresh moves to a newer match', async () => {
@@ -236,7 +236,7 @@ describe('git sources with a version range over tags', () => {
     const g = await cli(['get', '--id', 'lib/README.md', '--json'], { root });
     expect(g.json.version).toBe('v0.6.3');
     expectClean(root);
-  }, 240_000); // seven runs of the binary
+  });
 
   it('ref and version together, or a version no tag matches, are refused', async () => {
     const both = await cli(['topic', 'create', '--json', '--input', JSON.stringify({ title: 'x', sources: [{ type: 'git', url: repo.url, ref: 'main', version: '^1' }] })], { root });
