@@ -20,7 +20,7 @@ export default class TopicShowCommand extends BaseCommand<typeof TopicShowComman
       `${t.title} (${t.topic_id})`,
       `status ${t.status}${t.is_stale ? ` (stale since ${t.stale_since ?? 'now'})` : ''} · fetched ${t.fetched_at} · max age ${t.max_age_days} days · trust ${t.trust_score}`,
       `tags: ${t.tags.join(', ') || '-'}`,
-      ...t.sources.map((s) => `source: ${s.type} ${s.url}${s.ref ? ` @${s.ref}` : ''}${s.commit ? ` (${s.commit.slice(0, 7)})` : ''}${s.paths ? ` paths ${s.paths.join(' ')}` : ''}`),
+      ...t.sources.map((s) => s.type === 'npm' ? `source: npm ${s.package}@${s.resolved_version ?? '?'}${s.version && s.version !== s.resolved_version ? ` (follows ${s.version})` : ''}${s.upstream_version ? `, newer upstream: ${s.upstream_version}` : ''}` : `source: ${s.type} ${s.url}${s.version ? ` version ${s.version}` : ''}${s.ref ? ` @${s.ref}` : ''}${s.commit ? ` (${s.commit.slice(0, 7)})` : ''}${s.paths ? ` paths ${s.paths.join(' ')}` : ''}`),
       '',
     ];
     const files = table(t.files as unknown as Record<string, unknown>[], [

@@ -43,7 +43,9 @@ export async function dryRunCreate(root: string, req: CreateRequest, progress: P
   const { limits, probed } = await probeSources(root, req, progress, explicit);
   const details = probed.map((p) => p.details);
   const files = probed.flatMap((p) => p.kept);
-  const known = files.every((f) => f.bytes !== null);
+  // An npm package's files are known only from the tarball: the registry's counts stand in.
+  const packages = details.filter((d) => d.type === 'npm');
+  const known = files.every((f) => f.bytes !== null) && packages.every((d) => typeof d.total_bytes === 'number');
   return {
     status: 'dry_run',
     operation: 'create',
@@ -51,8 +53,8 @@ export async function dryRunCreate(root: string, req: CreateRequest, progress: P
     title: req.title,
     sources: details,
     files,
-    file_count: files.length,
-    total_bytes: known ? files.reduce((n, f) => n + (f.bytes ?? 0), 0) : null,
+    file_count: files.length + packages.reduce((n, d) => n + (d.file_count ?? 0), 0),
+    total_bytes: known ? files.reduce((n, f) => n + (f.bytes ?? 0), 0) + packages.reduce((n, d) => n + (d.total_bytes ?? 0), 0) : null,
     skipped: skipReport(probed.flatMap((p) => p.skipped)),
     caps: capsPreview(details),
     limits,
