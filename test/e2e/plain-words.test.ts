@@ -2,6 +2,7 @@
  * Answers that do not read like failures when nothing failed (issue 30): a root whose model has
  * chunk vectors off by design, an index just rebuilt, and MCP text holding code fences.
  */
+import { createServer } from 'node:net';
 import { join } from 'node:path';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -38,6 +39,31 @@ describe('a use-lite root (chunk vectors off by design)', () => {
     expect(r.code, r.stderr).toBe(0);
     expect(r.json.vector_search.reason).toContain('by design');
     expect(r.json.vector_search.reason).not.toContain('no vectors in this index yet');
+  });
+});
+
+describe('an embedder named on the command line that cannot answer', () => {
+  const tmp = tmpDir();
+  const root = join(tmp.path, 'kb');
+  afterAll(() => tmp.cleanup());
+
+  it('warns, and the search still answers lexically', async () => {
+    expect((await cli(['init'], { root })).code).toBe(0);
+    await writeTopic(root, WIDGETRY);
+    // A port that was free a moment ago: nothing listens there.
+    const port = await new Promise<number>((resolve) => {
+      const srv = createServer().listen(0, '127.0.0.1', () => {
+        const p = (srv.address() as { port: number }).port;
+        srv.close(() => resolve(p));
+      });
+    });
+    const env = { TKOMA_REF_EMBEDDER: '', TKOMA_REF_EMBED_URL: `http://127.0.0.1:${port}` };
+    const r = await cli(['search', 'scrolling lists', '--embedder', 'ollama', '--json', '--no-server'], { root, env });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.json.results.length).toBeGreaterThan(0);
+    expect(r.json.vector_search.warning).toMatch(/--embedder ollama: embedder ollama is unavailable: .*unreachable/);
+    const text = await cli(['search', 'scrolling lists', '--embedder', 'ollama', '--no-server'], { root, env });
+    expect(text.stderr).toContain('--embedder ollama');
   });
 });
 

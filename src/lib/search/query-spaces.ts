@@ -15,6 +15,11 @@ export interface QuerySpaces {
   warning?: string;
   /** The question's vector in space `key` (each model started and asked once). */
   vectorIn(key: string | null): Promise<{ embedder: Embedder; qvec: Float32Array } | { reason: string }>;
+  /**
+   * Only when the caller named a provider (`--embedder ollama`): starts it and embeds the question,
+   * so a search that had no index space to ask it for still learns that it cannot answer.
+   */
+  probe?(): Promise<{ embedder: Embedder; qvec: Float32Array } | { reason: string }>;
 }
 
 const configs = new FileMemo<RootConfig>();
@@ -68,8 +73,21 @@ export async function querySpaces(root: string, req: ReferenceSearchRequest, que
   if (settings.provider !== 'auto' && recorded && !recorded.startsWith(`${settings.provider}:`)) {
     warning = `embedder ${settings.provider} was asked for, but this knowledge root records ${recorded}: using it (change it with \`tkoma-ref index embedder set\`)`;
   }
+  const named = req.embedderFlag?.trim().toLowerCase();
+  const explicit = named !== undefined && named !== '' && named !== 'auto';
   return {
     ...(warning ? { warning } : {}),
     vectorIn: (key) => (key ? embedOnce(key, () => embedderForKey(root, key)) : none()),
+    ...(explicit
+      ? {
+          probe: () =>
+            embedOnce(settings.provider, async () => {
+              const { createEmbedder } = await import('../embedding/index.js');
+              const e = await createEmbedder(settings);
+              if (!e) throw new Error('no embedder');
+              return e;
+            }),
+        }
+      : {}),
   };
 }

@@ -206,6 +206,14 @@ export async function searchReferences(root: string, req: ReferenceSearchRequest
   if (mode === 'vector' && !chunkQuery) {
     throw new TkomaError('EMBEDDER_UNAVAILABLE', `vector mode needs chunk vectors: ${reason ?? 'none in this index yet'}`, { mode });
   }
+  if (!spaces.off && !used && !chunkQuery && spaces.probe) {
+    // The operator named an embedder: say so when it cannot answer, rather than going quietly lexical.
+    const probe = await spaces.probe();
+    if (!('qvec' in probe)) {
+      reason = probe.reason;
+      vector_search.warning = `--embedder ${req.embedderFlag}: ${probe.reason}; lexical search only`;
+    }
+  }
   const { searchLexical, searchLexicalAcross } = await import('../index/service.js');
   const rank = (over: Opened[]): ReturnType<typeof rankChunks> =>
     rankChunks(question, over, chunkQuery?.embedder ?? null, chunkQuery?.qvec ?? null, { searchLexical, searchLexicalAcross }, limit, mode, req.roleBoosts);
@@ -243,7 +251,7 @@ export async function searchReferences(root: string, req: ReferenceSearchRequest
     vector_search.pending = pending;
     vector_search.chunk_vectors = target.chunks && !target.off;
     // A model whose chunk vectors are off by design (use-lite) is not a failure to report as one.
-    if (!answering && !vector_search.chunk_vectors) vector_search.reason = `chunk vectors are off for ${target.label} by design: chunks are ranked lexically, topics by meaning`;
+    if (!answering && !vector_search.chunk_vectors && reason === undefined) vector_search.reason = `chunk vectors are off by design${target.key ? ` for ${target.label}` : ''}: chunks are ranked lexically, topics by meaning`;
     if (pending > 0) vector_search.building = (await import('../vectors/background.js')).vectorBuilder(root) !== null;
   }
 
