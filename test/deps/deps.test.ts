@@ -8,7 +8,7 @@ import { join } from 'node:path';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { parseCargoLock, parseGoMod, parsePackageLock } from '../../src/lib/deps/lockfiles.js';
+import { parseCargoLock, parseGoMod, parsePackageLock, parsePnpmLock, parseYarnLock } from '../../src/lib/deps/lockfiles.js';
 import { createRequestFor, depStatus, findTopic, repoKey } from '../../src/lib/deps/match.js';
 import { serializeTopicMd } from '../../src/lib/store/frontmatter.js';
 import type { TopicFront, TopicSource } from '../../src/lib/store/model.js';
@@ -120,6 +120,71 @@ describe('lockfile readers', () => {
     expect(parsePackageLock(lock, pkg).map((d) => [d.name, d.version, d.alias ?? ''])).toEqual([
       ['zod', '3.20.0', ''],
       ['zod', '4.0.1', 'z4'],
+    ]);
+  });
+
+  it('pnpm-lock.yaml v9 (importers, aliases, peers, links) and v5', () => {
+    const v9 = [
+      "lockfileVersion: '9.0'",
+      '',
+      'importers:',
+      '',
+      '  .:',
+      '    dependencies:',
+      '      zod:',
+      '        specifier: ^3.23.0',
+      '        version: 3.23.8',
+      '      z4:',
+      '        specifier: npm:zod@^4',
+      '        version: zod@4.1.0',
+      '    devDependencies:',
+      "      '@types/node':",
+      '        specifier: ^20',
+      '        version: 20.11.5',
+      '      vitest:',
+      '        specifier: ^1',
+      '        version: 1.6.0(@types/node@20.11.5)',
+      '',
+      '  packages/app:',
+      '    dependencies:',
+      '      lib:',
+      '        specifier: workspace:*',
+      '        version: link:../lib',
+      '      leftish:',
+      '        specifier: 2.0.0',
+      '        version: 2.0.0',
+      '',
+      'packages:',
+      '',
+      '  zod@3.23.8:',
+      "    resolution: {integrity: sha512-x}",
+    ].join('\n');
+    expect(parsePnpmLock(v9).map((d) => [d.name, d.version, d.alias ?? '', d.dev, d.workspace ?? ''])).toEqual([
+      ['zod', '3.23.8', '', false, ''],
+      ['zod', '4.1.0', 'z4', false, ''],
+      ['@types/node', '20.11.5', '', true, ''],
+      ['vitest', '1.6.0', '', true, ''],
+      ['leftish', '2.0.0', '', false, 'packages/app'],
+    ]);
+    const v5 = ['lockfileVersion: 5.4', '', 'specifiers:', '  zod: ^3.20.0', '', 'dependencies:', '  zod: 3.20.2', '', 'devDependencies:', '  vitest: 0.34.6_abc', '', 'packages:', '', '  /zod/3.20.2:', '    resolution: {}'].join('\n');
+    expect(parsePnpmLock(v5).map((d) => [d.name, d.version, d.dev])).toEqual([
+      ['zod', '3.20.2', false],
+      ['vitest', '0.34.6', true],
+    ]);
+  });
+
+  it('yarn.lock v1 and berry against package.json, aliases included', () => {
+    const pkg = JSON.stringify({ dependencies: { zod: '^3.23.0', z4: 'npm:zod@^4.0.0' }, devDependencies: { vitest: '^1.0.0' } });
+    const v1 = ['# yarn lockfile v1', '', '"zod@^3.22", zod@^3.23.0:', '  version "3.23.8"', '  resolved "https://r/zod-3.23.8.tgz"', '', '"z4@npm:zod@^4.0.0":', '  version "4.1.0"', '', 'vitest@^1.0.0:', '  version "1.6.0"'].join('\n');
+    expect(parseYarnLock(v1, pkg).map((d) => [d.name, d.version, d.alias ?? '', d.dev])).toEqual([
+      ['vitest', '1.6.0', '', true],
+      ['zod', '3.23.8', '', false],
+      ['zod', '4.1.0', 'z4', false],
+    ]);
+    const berry = ['__metadata:', '  version: 8', '', '"zod@npm:^3.23.0":', '  version: 3.24.1', '  resolution: "zod@npm:3.24.1"', '', '"vitest@npm:^1.0.0":', '  version: 1.6.1'].join('\n');
+    expect(parseYarnLock(berry, pkg).map((d) => [d.name, d.version])).toEqual([
+      ['vitest', '1.6.1'],
+      ['zod', '3.24.1'],
     ]);
   });
 

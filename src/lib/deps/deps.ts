@@ -9,7 +9,7 @@ import { basename, join, relative, resolve } from 'node:path';
 import { TkomaError } from '../errors.js';
 import { repositoryUrl } from '../sources/npm/registry.js';
 import { loadAllTopics } from '../store/topic-files.js';
-import { type Dependency, parseCargoLock, parseGoMod, parsePackageLock } from './lockfiles.js';
+import { type Dependency, parseCargoLock, parseGoMod, parsePackageLock, parsePnpmLock, parseYarnLock } from './lockfiles.js';
 import { createRequestFor, depStatus, type DepStatus, findTopic } from './match.js';
 
 export interface DepRow extends Dependency {
@@ -30,7 +30,8 @@ export interface DepsReport {
   no_request?: string[];
 }
 
-const LOCKFILES = ['package-lock.json', 'npm-shrinkwrap.json', 'Cargo.lock', 'go.mod'] as const;
+const JS_LOCKFILES: readonly string[] = ['npm-shrinkwrap.json', 'package-lock.json', 'pnpm-lock.yaml', 'yarn.lock'];
+const LOCKFILES = ['package-lock.json', 'npm-shrinkwrap.json', 'pnpm-lock.yaml', 'yarn.lock', 'Cargo.lock', 'go.mod'] as const;
 
 function readOrNull(file: string): string | null {
   try {
@@ -46,7 +47,15 @@ function readLockfile(dir: string, name: string): Dependency[] {
   try {
     if (name === 'Cargo.lock') return parseCargoLock(text, readOrNull(join(dir, 'Cargo.toml')) ?? undefined, name);
     if (name === 'go.mod') return parseGoMod(text, name);
-    const deps = parsePackageLock(text, readOrNull(join(dir, 'package.json')) ?? undefined, name);
+    const manifest = readOrNull(join(dir, 'package.json'));
+    const deps =
+      name === 'pnpm-lock.yaml'
+        ? parsePnpmLock(text, name)
+        : name === 'yarn.lock'
+          ? manifest === null
+            ? []
+            : parseYarnLock(text, manifest, name)
+          : parsePackageLock(text, manifest ?? undefined, name);
     // The installed package.json names the repository: a match by URL needs nothing from the network.
     for (const d of deps) {
       const installed = readOrNull(join(dir, ...(d.workspace ? [d.workspace] : []), 'node_modules', d.alias ?? d.name, 'package.json')) ?? readOrNull(join(dir, 'node_modules', d.alias ?? d.name, 'package.json'));
@@ -80,7 +89,9 @@ export async function projectDeps(root: string, path: string, opts: { requests?:
     if (err instanceof TkomaError) throw err;
     throw new TkomaError('INVALID_PATH', `${path}: no such file or folder`, { path });
   }
-  if (names.includes('npm-shrinkwrap.json')) names = names.filter((n) => n !== 'package-lock.json'); // npm reads the shrinkwrap first
+  // One JavaScript lockfile: the first of npm's shrinkwrap, package-lock, pnpm's, yarn's (as npm would read the first two).
+  const js = JS_LOCKFILES.find((n) => names.includes(n));
+  names = names.filter((n) => !JS_LOCKFILES.includes(n) || n === js);
   if (names.length === 0) throw new TkomaError('FILE_NOT_FOUND', `${target} holds no lockfile tkoma-ref reads (${LOCKFILES.join(', ')})`, { path: target });
   const deps = names.flatMap((n) => readLockfile(dir, n)).filter((d) => opts.dev !== false || !d.dev);
   const { topics } = await loadAllTopics(root);

@@ -197,3 +197,84 @@ export function goRepository(modulePath: string): string | null {
   const m = /^(github\.com|gitlab\.com|bitbucket\.org)\/([^/]+)\/([^/]+)/.exec(modulePath);
   return m ? `https://${m[1]}/${m[2]}/${m[3]}` : null;
 }
+
+const unquote = (s: string): string => s.trim().replace(/^(['"])(.*)\1$/, '$2');
+
+/** A pnpm version: `1.6.0(@types/node@20.1.0)` → 1.6.0; `zod@4.1.0` (an alias) → zod, 4.1.0; `link:` → null. */
+function pnpmVersion(raw: string): { name?: string; version: string } | null {
+  const v = unquote(raw).replace(/\(.*$/, '').replace(/_.*$/, ''); // v6+ peers in (), v5 after _
+  if (/^(link|file|workspace):/.test(v)) return null;
+  const alias = /^((?:@[^/@]+\/)?[^@]+)@(\d.*)$/.exec(v);
+  return alias ? { name: alias[1]!, version: alias[2]! } : /^\d/.test(v) ? { version: v } : null;
+}
+
+/**
+ * pnpm-lock.yaml: each importer (`.` and the workspace members) with its dependencies,
+ * devDependencies and optionalDependencies, at the versions locked (lockfile v6 and later:
+ * `name: {specifier, version}`; v5: `name: version` at the top). Read by indentation: the lock is
+ * machine-written and regular.
+ */
+export function parsePnpmLock(text: string, lockfile = 'pnpm-lock.yaml'): Dependency[] {
+  const out: Dependency[] = [];
+  const lines = text.split(/\r?\n/);
+  const indent = (l: string) => l.length - l.trimStart().length;
+  const push = (importer: string, section: string, name: string, raw: string) => {
+    const v = pnpmVersion(raw);
+    if (!v) return;
+    out.push({ ecosystem: 'npm', name: v.name ?? name, version: v.version, ...(v.name && v.name !== name ? { alias: name } : {}), dev: section === 'devDependencies', ...(importer && importer !== '.' ? { workspace: importer } : {}), lockfile });
+  };
+  const SECTIONS = new Set(['dependencies', 'devDependencies', 'optionalDependencies']);
+  let top = '';
+  let importer = '';
+  let section = '';
+  let name = '';
+  for (const line of lines) {
+    if (line.trim() === '' || line.trimStart().startsWith('#')) continue;
+    const depth = indent(line);
+    const m = /^\s*((?:'[^']*'|"[^"]*"|[^:\s][^:]*?)):\s*(.*)$/.exec(line);
+    if (!m) continue;
+    const key = unquote(m[1]!);
+    const value = m[2]!.trim();
+    if (depth === 0) {
+      top = key;
+      importer = '';
+      section = SECTIONS.has(key) ? key : '';
+      continue;
+    }
+    if (top === 'importers') {
+      if (depth === 2) importer = key;
+      else if (depth === 4) section = SECTIONS.has(key) ? key : '';
+      else if (depth === 6 && section) {
+        name = key;
+        if (value) push(importer, section, name, value); // v6 inline `name: version`
+      } else if (depth === 8 && section && key === 'version') push(importer, section, name, value);
+    } else if (section && depth === 2 && value) push('', section, key, value); // lockfile v5
+  }
+  return out;
+}
+
+/**
+ * yarn.lock (v1, and berry's YAML form): the entries whose keys name a dependency package.json
+ * declares (`zod@^3.23.0`, berry's `zod@npm:^3.23.0`, aliases `z4@npm:zod@^4`), at their version.
+ */
+export function parseYarnLock(text: string, packageJsonText: string, lockfile = 'yarn.lock'): Dependency[] {
+  const byKey = new Map<string, string>();
+  let keys: string[] = [];
+  for (const line of text.split(/\r?\n/)) {
+    if (line.trim() === '' || line.startsWith('#')) continue;
+    if (!/^\s/.test(line) && line.trimEnd().endsWith(':')) {
+      keys = line.trimEnd().slice(0, -1).split(/,\s*/).map(unquote);
+      continue;
+    }
+    const v = /^\s+version:?\s+"?([^"\s]+)"?\s*$/.exec(line);
+    if (v) for (const k of keys) byKey.set(k, v[1]!);
+  }
+  const out: Dependency[] = [];
+  for (const d of declared(JSON.parse(packageJsonText) as Json)) {
+    const version = byKey.get(`${d.name}@${d.spec}`) ?? byKey.get(`${d.name}@npm:${d.spec}`);
+    if (!version) continue;
+    const target = aliasTarget(d.spec);
+    out.push({ ecosystem: 'npm', name: target ?? d.name, version, ...(target && target !== d.name ? { alias: d.name } : {}), dev: d.dev, lockfile });
+  }
+  return out;
+}
