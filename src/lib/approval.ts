@@ -26,6 +26,8 @@ export interface ApprovableSource {
   paths?: string[];
   /** npm and git: the version asked for (npm's package is in `url`, `npm:<package>`). */
   version?: string;
+  /** A crawl's bound is part of what the operator approves. */
+  crawl?: { scope: string; include?: string[]; exclude?: string[]; max_pages: number; max_depth: number };
 }
 
 /** The exact bytes a token is bound to. Pure; key order and path order do not matter. */
@@ -40,6 +42,8 @@ export function canonicalRequest(req: { topic_id: string; title: string; sources
       paths: s.paths ? [...s.paths].sort() : null,
       // Only when given: tokens of requests without a version keep their bytes.
       ...(s.version !== undefined ? { version: s.version } : {}),
+      // Only crawls carry the key: tokens of other requests read as they always did.
+      ...(s.crawl ? { crawl: { scope: s.crawl.scope, include: s.crawl.include ?? null, exclude: s.crawl.exclude ?? null, max_pages: s.crawl.max_pages, max_depth: s.crawl.max_depth } } : {}),
     })),
   });
 }

@@ -74,11 +74,12 @@ export const TOOLS: ToolDefinition[] = [
     name: 'reference_topic_create',
     title: 'Create a reference topic (operator approval)',
     description: [
-      'Fetch a library\'s source code and documentation (git repositories and single web pages) into the shared reference',
+      'Fetch a library\'s source code and documentation (git repositories, web pages and documentation sites) into the shared reference',
       'library, index it, and make it searchable with reference_search. Use it only after reference_topic_search found',
       'nothing suitable, and after you researched the library well enough to write a good description (body).',
       'Default to the ENTIRE repository (no paths): search handles large codebases and the operator approves every fetch.',
-      'List each documentation page as its own web source (no crawling).',
+      'A documentation SITE (a guide of many pages under one folder): one web source with crawl: {} (the whole folder, up to',
+      '200 pages); one or a few pages: list each as its own web source without crawl.',
       'Approval: the operator must approve the fetch. If your host can ask the operator directly, this call asks and, when',
       'approved, returns {status: "created", topic_id, file_count, chunk_count, ...}. Otherwise it fetches nothing and',
       'returns {status: "approval_required", summary, sources (per-source files, size, languages), token} with the line',
@@ -106,7 +107,7 @@ export const TOOLS: ToolDefinition[] = [
           items: {
             type: 'object',
             properties: {
-              type: { type: 'string', enum: ['git', 'web', 'npm'], description: 'git: a repository (https://, ssh://, git@host:path, file://). web: ONE page, saved as markdown. npm: a package (give `package`, not `url`).' },
+              type: { type: 'string', enum: ['git', 'web', 'npm'], description: 'git: a repository (https://, ssh://, git@host:path, file://). web: ONE page saved as markdown, or with crawl a documentation site. npm: a package (give `package`, not `url`).' },
               url: { type: 'string', minLength: 1, description: 'Repository or page URL, e.g. "https://github.com/DioxusLabs/dioxus" or "https://dioxuslabs.com/learn/0.6/".' },
               ref: { type: 'string', description: 'git only: branch, tag or full commit sha (pins the version). Default: the default branch.' },
               package: { type: 'string', description: 'npm only: the package name, e.g. "zod" or "@scope/name".' },
@@ -118,6 +119,24 @@ export const TOOLS: ToolDefinition[] = [
                 type: 'array',
                 items: { type: 'string' },
                 description: 'git only: fetch just these folders (ending in /) and files, e.g. ["README.md", "docs/", "examples/"]. Omit to fetch everything (recommended); use after a denial.',
+              },
+              crawl: {
+                description:
+                  'web only: crawl the documentation site from url instead of fetching one page. {} (or true) = the pages under url\'s folder, up to 200, 5 links deep; robots.txt, llms.txt and sitemaps are read first, and the operator approves the bound. Use for a docs site (e.g. "https://dioxuslabs.com/learn/0.6/"); leave it out for single pages.',
+                oneOf: [
+                  { type: 'boolean' },
+                  {
+                    type: 'object',
+                    properties: {
+                      scope: { type: 'string', enum: ['prefix', 'host'], description: 'prefix (default): only pages under the start URL\'s folder; host: the whole host.' },
+                      include: { type: 'array', items: { type: 'string' }, description: 'Globs over URL paths a page must match, e.g. ["/learn/0.6/guide/**"].' },
+                      exclude: { type: 'array', items: { type: 'string' }, description: 'Globs over URL paths to leave out, e.g. ["**/changelog/**"].' },
+                      max_pages: { type: 'integer', minimum: 1, description: 'Pages kept at most (default 200; the root sets a hard cap).' },
+                      max_depth: { type: 'integer', minimum: 1, maximum: 50, description: 'Link hops from the start page (default 5).' },
+                    },
+                    additionalProperties: false,
+                  },
+                ],
               },
             },
             required: ['type'],

@@ -29,6 +29,9 @@ export interface HtmlConversion {
   title?: string;
   /** Texts the page hides from people (see html-hidden.ts), for the injection checks. */
   hidden?: string[];
+  /** With `withLinks`: every `<a href>` target of the document (absolute, navigation included), and `<link rel=canonical>`. */
+  links?: string[];
+  canonical?: string;
 }
 
 /** Far below the ~1,000 levels where node-html-markdown's recursion overflowed (measured). */
@@ -80,12 +83,14 @@ const CONTENT_CLASSES = [
 const IGNORED_LANGUAGES = new Set(['none', 'default', 'nohighlight', 'notranslate', 'sourcecode', 'highlight']);
 
 /** Convert a whole HTML document (or fragment) to markdown, preferring the main content. */
-export function htmlToMarkdown(html: string, baseUrl?: string): HtmlConversion {
+export function htmlToMarkdown(html: string, baseUrl?: string, withLinks = false): HtmlConversion {
   const root = parse(html, PARSE_OPTIONS);
   capDepth(root, MAX_DEPTH);
 
   const title = pageTitle(root);
   const base = baseFor(root, baseUrl);
+  // Before the chrome goes: a site's navigation is where a crawl finds its pages.
+  const found = withLinks ? linksOf(root, base) : undefined;
   const body = findFirst(root, (el) => tagOf(el) === 'body') ?? root;
 
   // Before the hidden elements are dropped: what a page hides is looked at, not kept.
@@ -108,7 +113,25 @@ export function htmlToMarkdown(html: string, baseUrl?: string): HtmlConversion {
   let markdown = collapseBlankLines(converted).trim();
   if (!hasH1 && title) markdown = markdown ? `# ${title}\n\n${markdown}` : `# ${title}`;
   if (markdown !== '') markdown += '\n';
-  return { markdown, ...(title ? { title } : {}), ...(hidden.length > 0 ? { hidden } : {}) };
+  return { markdown, ...(title ? { title } : {}), ...(hidden.length > 0 ? { hidden } : {}), ...found };
+}
+
+/** Absolute targets of every `<a href>`, and the canonical URL, of the whole document. */
+function linksOf(root: HTMLElement, base: URL | undefined): { links: string[]; canonical?: string } {
+  const links: string[] = [];
+  let canonical: string | undefined;
+  for (const el of allElements(root)) {
+    const tag = tagOf(el);
+    if (tag === 'a') {
+      const href = el.getAttribute('href');
+      const abs = href === undefined ? null : absolute(href, base);
+      if (abs) links.push(abs);
+    } else if (tag === 'link' && canonical === undefined && (el.getAttribute('rel') ?? '').toLowerCase().split(/\s+/).includes('canonical')) {
+      const abs = absolute(el.getAttribute('href') ?? '', base);
+      if (abs) canonical = abs;
+    }
+  }
+  return { links, ...(canonical ? { canonical } : {}) };
 }
 
 function pageTitle(root: HTMLElement): string | undefined {

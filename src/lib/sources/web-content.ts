@@ -230,6 +230,9 @@ export interface StoredBody {
   title?: string;
   /** HTML only: texts the page hides from people, for the injection checks. */
   hidden?: string[];
+  /** HTML only, when asked: every link target (absolute) and the canonical URL. */
+  links?: string[];
+  canonical?: string;
 }
 
 /**
@@ -237,10 +240,10 @@ export interface StoredBody {
  * links resolve against it. Throws EMPTY_FETCH when nothing readable is left (for example a
  * page that only renders with JavaScript).
  */
-export function bodyToMarkdown(text: string, kind: BodyKind, ct: ContentType, url: string): StoredBody {
+export function bodyToMarkdown(text: string, kind: BodyKind, ct: ContentType, url: string, links = false): StoredBody {
   let out: StoredBody;
   if (kind === 'html') {
-    out = htmlToMarkdown(text, url);
+    out = htmlToMarkdown(text, url, links);
     const onlyTitle = out.title !== undefined && out.markdown.trim() === `# ${out.title}`;
     if (out.markdown.trim() === '' || onlyTitle) {
       throw new TkomaError('EMPTY_FETCH', `No readable content in ${url} (it may need JavaScript to render).`, {

@@ -22,6 +22,21 @@ export interface WebPage {
   fetched_at: string; // ISO 8601
   /** Texts the page hid from people (display:none, aria-hidden, white on white…), for the injection checks. */
   hidden_text?: string[];
+  /** The validators the server sent, for a conditional request next time. */
+  etag?: string;
+  last_modified?: string;
+  /** With `links`: every link target in the HTML (absolute), and its `<link rel="canonical">`. */
+  links?: string[];
+  canonical?: string;
+}
+
+/** A conditional GET answered 304 Not Modified: the page stored before is still the page. */
+export interface NotModified {
+  not_modified: true;
+  url: string;
+  final_url: string;
+  etag?: string;
+  last_modified?: string;
 }
 
 export interface FetchWebOptions {
@@ -33,6 +48,13 @@ export interface FetchWebOptions {
    */
   maxStoredBytes?: number;
   userAgent?: string;
+  /** Conditional request: the validators of the copy stored before (a 304 then gives NotModified). */
+  ifNoneMatch?: string;
+  ifModifiedSince?: string;
+  /** Also return the page's link targets and canonical URL (the crawl follows them). */
+  links?: boolean;
+  /** A crawl's scope: a redirect to a URL it refuses is not followed. */
+  mayFollow?: (url: string) => boolean;
 }
 
 /** More elements than any documentation page has: conversion would take minutes and gigabytes. */
@@ -110,8 +132,11 @@ interface Followed {
   finalUrl: URL;
 }
 
-/** Request `start`, following up to MAX_REDIRECTS redirects, each target re-validated. */
-async function requestFollowing(start: URL, init: RequestInit): Promise<Followed> {
+/**
+ * Request `start`, following up to MAX_REDIRECTS redirects, each target re-validated; with
+ * `mayFollow`, a target it refuses ends the request (reason `redirect_out_of_scope`) unrequested.
+ */
+async function requestFollowing(start: URL, init: RequestInit, mayFollow?: (url: string) => boolean): Promise<Followed> {
   let current = start;
   for (let hop = 0; ; hop++) {
     const response = await fetch(current, { ...init, redirect: 'manual' });
@@ -141,6 +166,13 @@ async function requestFollowing(start: URL, init: RequestInit): Promise<Followed
         url: current.href,
         redirect_to: location,
         reason,
+      });
+    }
+    if (mayFollow && !mayFollow(next.href)) {
+      throw new TkomaError('FETCH_FAILED', `${current.href} redirected out of the crawl's scope, to ${next.href}.`, {
+        url: current.href,
+        redirect_to: next.href,
+        reason: 'redirect_out_of_scope',
       });
     }
     // 303, and 301/302 after a POST in browsers, turn into GET; we only ever send GET/HEAD.
@@ -214,18 +246,27 @@ function startDeadline(ms: number): { signal: AbortSignal; passed(): boolean; cl
  * Errors: INVALID_URL / UNSUPPORTED_SCHEME (bad URL), SOURCE_UNREACHABLE (network, timeout),
  * FETCH_FAILED (HTTP error, bad redirect, too large, binary content), EMPTY_FETCH (nothing readable).
  */
-export async function fetchWebPage(url: string, opts: FetchWebOptions = {}): Promise<WebPage> {
+export function fetchWebPage(url: string, opts?: FetchWebOptions & { ifNoneMatch?: undefined; ifModifiedSince?: undefined }): Promise<WebPage>;
+export function fetchWebPage(url: string, opts: FetchWebOptions): Promise<WebPage | NotModified>;
+export async function fetchWebPage(url: string, opts: FetchWebOptions = {}): Promise<WebPage | NotModified> {
   const requested = validateWebUrl(url);
   const timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const maxBytes = opts.maxBytes ?? DEFAULT_MAX_BYTES;
   const deadline = startDeadline(timeoutMs);
   try {
-    const { response, finalUrl } = await requestFollowing(requested, {
-      method: 'GET',
-      signal: deadline.signal,
-      headers: { 'user-agent': opts.userAgent ?? DEFAULT_USER_AGENT, accept: ACCEPT },
-    });
+    const headers: Record<string, string> = { 'user-agent': opts.userAgent ?? DEFAULT_USER_AGENT, accept: ACCEPT };
+    if (opts.ifNoneMatch) headers['if-none-match'] = opts.ifNoneMatch;
+    if (opts.ifModifiedSince) headers['if-modified-since'] = opts.ifModifiedSince;
+    const { response, finalUrl } = await requestFollowing(requested, { method: 'GET', signal: deadline.signal, headers }, opts.mayFollow);
     const final = finalUrl.href;
+    const validators = {
+      ...(response.headers.get('etag') ? { etag: response.headers.get('etag')! } : {}),
+      ...(response.headers.get('last-modified') ? { last_modified: response.headers.get('last-modified')! } : {}),
+    };
+    if (response.status === 304 && (opts.ifNoneMatch || opts.ifModifiedSince)) {
+      await response.body?.cancel().catch(() => undefined);
+      return { not_modified: true, url: requested.href, final_url: final, etag: validators.etag ?? opts.ifNoneMatch, last_modified: validators.last_modified ?? opts.ifModifiedSince };
+    }
     if (!response.ok) {
       await response.body?.cancel().catch(() => undefined);
       throw new TkomaError('FETCH_FAILED', `${final} answered HTTP ${response.status}${response.statusText ? ` ${response.statusText}` : ''}.`, {
@@ -253,7 +294,7 @@ export async function fetchWebPage(url: string, opts: FetchWebOptions = {}): Pro
     const text = decodeBody(bytes, ct, kind, final);
     assertText(text, final);
     if (kind === 'html') assertConvertible(text, final, opts.maxStoredBytes);
-    const stored = bodyToMarkdown(text, kind, ct, final);
+    const stored = bodyToMarkdown(text, kind, ct, final, opts.links === true);
     const page: WebPage = {
       url: requested.href,
       final_url: final,
@@ -265,12 +306,55 @@ export async function fetchWebPage(url: string, opts: FetchWebOptions = {}): Pro
     };
     if (stored.title !== undefined) page.title = stored.title;
     if (stored.hidden && stored.hidden.length > 0) page.hidden_text = stored.hidden;
-    return page;
+    if (stored.links) page.links = stored.links;
+    if (stored.canonical) page.canonical = stored.canonical;
+    return Object.assign(page, validators);
   } catch (err) {
     throw networkError(err, requested.href, deadline.passed(), timeoutMs);
   } finally {
     deadline.clear();
   }
+}
+
+export interface SmallText {
+  status: number;
+  final_url: string;
+  /** The body as UTF-8 text, null unless the answer was 200 with a textual body. */
+  text: string | null;
+}
+
+/**
+ * GET a small file a site publishes about itself (robots.txt, llms.txt, a sitemap): every
+ * redirect re-validated as for pages, one deadline, a byte cap. Never throws for HTTP answers
+ * (a 404 is an answer); network failures and a body over the cap do throw.
+ */
+export async function fetchSmallText(url: string, opts: { timeoutMs?: number; maxBytes?: number; userAgent?: string } = {}): Promise<SmallText> {
+  const requested = validateWebUrl(url);
+  const timeoutMs = opts.timeoutMs ?? PROBE_TIMEOUT_MS;
+  const deadline = startDeadline(timeoutMs);
+  try {
+    const { response, finalUrl } = await requestFollowing(requested, {
+      method: 'GET',
+      signal: deadline.signal,
+      headers: { 'user-agent': opts.userAgent ?? DEFAULT_USER_AGENT, accept: 'text/plain,text/markdown,application/xml,text/xml;q=0.9,*/*;q=0.5' },
+    });
+    if (response.status !== 200) {
+      await response.body?.cancel().catch(() => undefined);
+      return { status: response.status, final_url: finalUrl.href, text: null };
+    }
+    const bytes = await readCapped(response, opts.maxBytes ?? DEFAULT_MAX_BYTES, finalUrl.href);
+    const text = looksBinaryText(bytes) ? null : new TextDecoder('utf-8').decode(bytes);
+    return { status: response.status, final_url: finalUrl.href, text };
+  } catch (err) {
+    throw networkError(err, requested.href, deadline.passed(), timeoutMs);
+  } finally {
+    deadline.clear();
+  }
+}
+
+/** A NUL byte in the first 8 KiB: a compressed or binary file where text was expected. */
+function looksBinaryText(bytes: Uint8Array): boolean {
+  return bytes.subarray(0, 8192).includes(0);
 }
 
 /** Total size from `Content-Range: bytes 0-0/12345`, else Content-Length. */

@@ -16,6 +16,7 @@ import {
   type TopicSource,
 } from './model.js';
 import { parseToml, smolToml } from './toml.js';
+import { CRAWL_DEFAULTS } from '../sources/crawl/options.js';
 
 export interface ParsedTopic {
   front: TopicFront;
@@ -138,6 +139,19 @@ function validateFront(d: Record<string, unknown>, lines: () => string[], file: 
     if (Array.isArray(src.paths)) out.paths = src.paths.map(String);
     if (typeof src.final_url === 'string') out.final_url = src.final_url;
     for (const key of VERSION_KEYS) if (typeof src[key] === 'string') out[key] = src[key] as string;
+    // A crawl is written as flat keys, which the fast TOML reader takes (toml-subset.ts).
+    if (out.type === 'web' && (src.crawl_scope === 'prefix' || src.crawl_scope === 'host')) {
+      const globs = (v: unknown) => (Array.isArray(v) && v.length > 0 ? v.map(String) : undefined);
+      const include = globs(src.crawl_include);
+      const exclude = globs(src.crawl_exclude);
+      out.crawl = {
+        scope: src.crawl_scope,
+        ...(include ? { include } : {}),
+        ...(exclude ? { exclude } : {}),
+        max_pages: typeof src.crawl_max_pages === 'number' ? src.crawl_max_pages : CRAWL_DEFAULTS.max_pages,
+        max_depth: typeof src.crawl_max_depth === 'number' ? src.crawl_max_depth : CRAWL_DEFAULTS.max_depth,
+      };
+    }
     return out;
   });
 
@@ -216,6 +230,11 @@ export function serializeTopicMd(front: TopicFront, body: string): string {
     if (s.paths !== undefined) out.push(arrayLines('paths', s.paths));
     if (s.final_url !== undefined) out.push(kv('final_url', s.final_url));
     for (const key of VERSION_KEYS) if (s[key] !== undefined) out.push(kv(key, s[key]));
+    if (s.crawl) {
+      out.push(kv('crawl_scope', s.crawl.scope), kv('crawl_max_pages', s.crawl.max_pages), kv('crawl_max_depth', s.crawl.max_depth));
+      if (s.crawl.include) out.push(arrayLines('crawl_include', s.crawl.include));
+      if (s.crawl.exclude) out.push(arrayLines('crawl_exclude', s.crawl.exclude));
+    }
   }
   for (const f of front.file_status ?? []) {
     out.push('', '[[file_status]]', kv('path', f.path), kv('status', f.status));

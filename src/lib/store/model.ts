@@ -1,6 +1,8 @@
 /** The topic note's data model (the seed's "Full topic.md Example") and its pure rules. */
 import { createHash } from 'node:crypto';
 
+import type { CrawlOptions } from '../sources/crawl/options.js';
+
 export const TOPIC_STATUSES = ['active', 'stale', 'obsolete'] as const;
 export type TopicStatus = (typeof TOPIC_STATUSES)[number];
 
@@ -35,6 +37,8 @@ export interface TopicSource {
   git_head?: string;
   /** npm and git versions: a newer version the last check saw that this source does not follow (an exact pin). */
   upstream_version?: string;
+  /** web: crawl the site from `url` (issue 28) instead of fetching the one page. */
+  crawl?: CrawlOptions;
 }
 
 /** The version a source is at: an npm package's exact version, or the tag of a git source. Pure. */

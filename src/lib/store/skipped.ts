@@ -17,6 +17,8 @@ export interface SkippedRecord {
   /** URL of the source that holds the file. */
   source: string;
   bytes?: number;
+  /** A crawled page left out: its URL. */
+  url?: string;
 }
 
 export function readSkipped(dir: string): Promise<SkippedRecord[]> {

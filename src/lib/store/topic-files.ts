@@ -42,6 +42,12 @@ export interface FileRecord {
   commit?: string;
   /** The version the file is at: an npm package's exact version, or the git tag it was read at. */
   version?: string;
+  /** crawled pages: the page's URL (its key), where it was read from after redirects, and the
+   * validators for the next conditional request. */
+  page_url?: string;
+  final_url?: string;
+  etag?: string;
+  last_modified?: string;
   /**
    * Possible prompt injection or hidden text found at fetch time (src/lib/safety/injection.ts),
    * bounded. `line` is 1-based in this file; 0 means the file as a whole (e.g. hidden HTML text).

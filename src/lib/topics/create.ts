@@ -15,6 +15,7 @@ import { assertRootIdle } from '../root-state.js';
 import type { Progress } from '../progress.js';
 import { type GitProbe, probeGitSource } from '../sources/git.js';
 import { repoDisplayName } from '../sources/git-url.js';
+import type { CrawlOptions } from '../sources/crawl/options.js';
 import { probeWebSource } from '../sources/web.js';
 import { resolveVersionTag } from '../sources/git-version.js';
 import { resolveNpmSource } from '../sources/npm/npm.js';
@@ -23,7 +24,7 @@ import { SKIPPED_FILE, writeSkipped } from '../store/skipped.js';
 import { isReservedName, topicDir, topicExists, writeManifest, writeTopic } from '../store/topic-files.js';
 import { type Budget, CAP_REASONS, effectiveLimits, type Limits } from '../safety/limits.js';
 import { untrustedSummary, withUntrustedWarnings } from '../safety/warnings.js';
-import { budgetFor, capsNoteForPage, capsNoteForRepo, capsPreview, fetchSources, sourcePrefixes, type FetchLimits, resolveLimits, type SkippedFile, skippedRecords } from './fetch.js';
+import { type CrawlSummary, budgetFor, capsNoteForPage, capsNoteForRepo, capsPreview, fetchSources, sourcePrefixes, type FetchLimits, resolveLimits, type SkippedFile, skippedRecords } from './fetch.js';
 import { type SkipReport, skipReport } from './skip-report.js';
 import { indexTopics } from './indexing.js';
 import type { CreateRequest, SourceRequest } from './request.js';
@@ -60,6 +61,26 @@ export interface SourceDetails {
   status?: number;
   content_type?: string;
   error?: string;
+  /** A crawl: what phase 1 read (robots.txt, llms.txt, sitemaps; never a page) and the bound approved. */
+  crawl?: CrawlPreview;
+}
+
+export interface CrawlPreview {
+  /** `up to 200 pages under https://host/docs/` (depth 5): the crawl never goes past it. */
+  bound: string;
+  scope: string;
+  max_pages: number;
+  max_depth: number;
+  include?: string[];
+  exclude?: string[];
+  /** In-scope pages llms.txt and sitemaps name (the crawl also follows links from pages). */
+  found: number;
+  first: string[];
+  robots_txt: boolean;
+  llms_txt: string | null;
+  sitemaps: string[];
+  crawl_delay_s?: number;
+  left_out: Record<string, number>;
 }
 
 export interface ApprovalRequired {
@@ -91,7 +112,7 @@ export interface CreateResult {
   chunk_count: number;
   commit: string;
   /** `version`: what the files are at (npm's exact version, a git tag), as hits carry it. */
-  sources: { type: string; url: string; ref?: string; commit?: string; final_url?: string; package?: string; version?: string; file_count: number; ok: boolean; error?: string }[];
+  sources: { type: string; url: string; ref?: string; commit?: string; final_url?: string; package?: string; version?: string; file_count: number; ok: boolean; error?: string; crawl?: CrawlSummary }[];
   /** What the fetch left out; every path with its reason is in the topic's `.tkoma-skipped.jsonl`. */
   skipped: SkipReport & { file?: string };
   warnings: string[];
@@ -120,6 +141,7 @@ export interface ProbedSource {
 /** Probes one source within the topic's remaining budget, which it reduces by what would be kept. */
 async function probeSource(src: SourceRequest, limits: FetchLimits, budget: Budget, prefix = ''): Promise<ProbedSource> {
   if (src.type === 'npm') return probeNpm(src, budget);
+  if (src.type === 'web' && src.crawl) return probeCrawl(src, src.crawl, budget);
   if (src.type === 'web') {
     const p = await probeWebSource(src.url);
     const full = budget.files <= 0 ? CAP_REASONS.max_files : null;
@@ -195,6 +217,36 @@ async function probeNpm(src: SourceRequest, budget: Budget): Promise<ProbedSourc
     ...(r.deprecated ? { deprecated: r.deprecated } : {}),
   };
   return { details, kept: [], skipped: [] };
+}
+
+/** Phase 1 of a crawl: robots.txt, llms.txt and sitemaps only (never a page), and the bound. */
+async function probeCrawl(src: SourceRequest, crawl: CrawlOptions, budget: Budget): Promise<ProbedSource> {
+  const { discoverSite } = await import('../sources/crawl/crawl.js');
+  const { pageFileName } = await import('../sources/crawl/urls.js');
+  const d = await discoverSite(src.url, crawl);
+  const maxPages = Math.min(crawl.max_pages, Math.max(0, budget.files));
+  const under = `${d.scope.origin}${d.scope.prefix}`;
+  const found = [...d.pages.values()];
+  const preview: CrawlPreview = {
+    bound: `up to ${countOf(maxPages, 'page')} under ${under} (link depth ${crawl.max_depth})`,
+    scope: crawl.scope,
+    max_pages: maxPages,
+    max_depth: crawl.max_depth,
+    ...(crawl.include ? { include: crawl.include } : {}),
+    ...(crawl.exclude ? { exclude: crawl.exclude } : {}),
+    found: found.length,
+    first: found.slice(0, 10),
+    robots_txt: d.found.robots_txt,
+    llms_txt: d.found.llms_txt,
+    sitemaps: d.found.sitemaps,
+    ...(d.robots.crawlDelay ? { crawl_delay_s: d.robots.crawlDelay } : {}),
+    left_out: d.left_out,
+  };
+  const expected = Math.min(maxPages, Math.max(1, found.length));
+  budget.files -= expected;
+  const details: SourceDetails = { type: 'web', url: src.url, display_name: src.url, file_count: expected, crawl: preview };
+  const kept = [src.url, ...found].slice(0, expected).map((u) => ({ path: pageFileName(u), bytes: null, source: src.url }));
+  return { details, kept, skipped: [] };
 }
 
 /** Phase 1's look at every source (no writes): limits, and what each source would keep and skip. */
@@ -387,6 +439,7 @@ async function fetchAndCommit(
       file_count: f.files.length,
       ok: f.ok,
       ...(f.error ? { error: f.error.message } : {}),
+      ...(f.crawl ? { crawl: f.crawl } : {}),
     })),
     skipped: { ...skipReport(skipped), ...(skipped.length > 0 ? { file: SKIPPED_FILE } : {}) },
     warnings: fetched.filter((f) => !f.ok).map((f) => `${f.source.url}: ${f.error?.message}`),

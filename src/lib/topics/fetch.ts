@@ -4,7 +4,7 @@
  * whether everything failing is an error.
  */
 import { createHash } from 'node:crypto';
-import { mkdir, readFile, rm, rmdir, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, readFile, rm, rmdir, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 
 import { roleForPath } from '../chunking/index.js';
@@ -16,6 +16,7 @@ import { fetchGitSource } from '../sources/git.js';
 import { resolveVersionTag } from '../sources/git-version.js';
 import { npmFolder } from '../sources/npm/names.js';
 import { fetchNpmSource, type NpmResolved, npmSourceFields } from '../sources/npm/npm.js';
+import type { CrawlOptions } from '../sources/crawl/options.js';
 import { isFullCommitSha, repoDisplayName } from '../sources/git-url.js';
 import { DEFAULT_MAX_BYTES as DEFAULT_WEB_MAX_BYTES, fetchWebPage } from '../sources/web.js';
 import { readConfig } from '../store/config.js';
@@ -31,6 +32,9 @@ export interface SkippedFile {
   /** URL of the source that holds it (every file a fetch skips has one). */
   source?: string;
   bytes?: number;
+  /** Crawled pages: the page's URL and what went wrong. */
+  url?: string;
+  error?: string;
 }
 
 export interface FetchedSource {
@@ -39,6 +43,19 @@ export interface FetchedSource {
   error?: { code: string; message: string };
   files: FileRecord[];
   skipped: SkippedFile[];
+  /** Crawls: what the crawl found and did. */
+  crawl?: CrawlSummary;
+}
+
+/** What a crawl found and did, in the create and refresh answers. */
+export interface CrawlSummary {
+  pages: number;
+  not_modified: number;
+  skipped: number;
+  out_of_scope_links: number;
+  found: { robots_txt: boolean; llms_txt: string | null; sitemaps: string[] };
+  /** The pages left out, with why (the first 100; all are in `.tkoma-skipped.jsonl`). */
+  skipped_pages: { url: string; reason: string }[];
 }
 
 export interface FetchLimits {
@@ -157,6 +174,10 @@ export class NameBook {
 export interface Naming {
   book: NameBook;
   recorded?: string;
+  /** A crawl refreshed: the pages stored before, by page URL (their names and validators). */
+  pages?: ReadonlyMap<string, { path: string; etag?: string; last_modified?: string }>;
+  /** Where the pages stored before are (the topic folder): a 304 copies a page from there. */
+  storedDir?: string;
 }
 
 /**
@@ -206,6 +227,88 @@ async function recordFor(dir: string, rel: string, sourceUrl: string, fetchedAt:
     ...(version ? { version } : {}),
     ...(facts.flags.length > 0 ? { flags: facts.flags } : {}),
   };
+}
+
+/**
+ * A crawled site: every page kept under the site's folder (crawl/urls.ts), named once and kept
+ * under that name across refreshes; pages left out are listed in `skipped` with their reason and
+ * URL. A page a conditional request found unchanged (304) is copied from the topic as it was.
+ */
+async function crawlSource(
+  src: SourceRequest,
+  crawl: CrawlOptions,
+  destDir: string,
+  limits: FetchLimits,
+  update: (m: string) => void,
+  budget: Budget,
+  naming: Naming,
+  fetchedAt: string,
+  out: FetchedSource,
+): Promise<void> {
+  const { crawlSite } = await import('../sources/crawl/crawl.js');
+  const { pageFileName } = await import('../sources/crawl/urls.js');
+  update(`crawling ${src.url}`);
+  const known = new Map([...(naming.pages ?? [])].map(([url, p]) => [url, { ...(p.etag ? { etag: p.etag } : {}), ...(p.last_modified ? { last_modified: p.last_modified } : {}) }]));
+  const result = await crawlSite(src.url, { ...crawl, max_pages: Math.min(crawl.max_pages, Math.max(budget.files, 0)) }, {
+    limits: { timeoutMs: limits.webTimeoutMs, maxBytes: limits.webMaxBytes, maxStoredBytes: limits.maxFileBytes },
+    known,
+    onPage: (done, url) => update(`crawled ${done} page${done === 1 ? '' : 's'}: ${url}`),
+  });
+  let kept = 0; // bytes of this crawl's pages so far
+  for (const page of result.pages) {
+    const before = naming.pages?.get(page.key);
+    const name = before?.path ?? naming.book.allocate(pageFileName(page.key));
+    if (before) naming.book.claim(name);
+    const target = join(destDir, name);
+    await mkdir(dirname(target), { recursive: true });
+    if (page.status === 'not_modified') {
+      if (!naming.storedDir) continue; // cannot happen: only a refresh sends conditional requests
+      await copyFile(join(naming.storedDir, name), target);
+    } else {
+      const md = page.page!.markdown;
+      const bytes = Buffer.byteLength(md);
+      const reason = limits.maxFileBytes !== undefined && bytes > limits.maxFileBytes ? CAP_REASONS.max_file_bytes : bytes > budget.bytes - kept ? CAP_REASONS.max_topic_bytes : null;
+      if (reason) {
+        out.skipped.push({ path: name, reason, source: src.url, bytes, url: page.url });
+        continue;
+      }
+      await writeFile(target, md, { flag: 'wx' });
+    }
+    const rec = await recordFor(destDir, name, src.url, fetchedAt, undefined, page.page?.hidden_text);
+    kept += rec.bytes;
+    out.files.push({
+      ...rec,
+      role: 'docs',
+      page_url: page.key,
+      ...(page.final_url !== page.url ? { final_url: page.final_url } : {}),
+      ...(page.etag ? { etag: page.etag } : {}),
+      ...(page.last_modified ? { last_modified: page.last_modified } : {}),
+    });
+  }
+  for (const skip of result.skipped) {
+    out.skipped.push({ path: pageFileName(judgeKey(skip.url)), reason: skip.reason, source: src.url, url: skip.url, ...(skip.error ? { error: skip.error } : {}) });
+  }
+  out.crawl = {
+    pages: result.pages.length,
+    not_modified: result.pages.filter((p) => p.status === 'not_modified').length,
+    skipped: result.skipped.length,
+    out_of_scope_links: result.out_of_scope_links,
+    found: result.discovery.found,
+    skipped_pages: result.skipped.slice(0, 100).map((k) => ({ url: k.url, reason: k.reason })),
+  };
+  if (out.files.length === 0) throw new TkomaError('FETCH_FAILED', `the crawl of ${src.url} kept no page (${result.skipped.length} left out)`, { url: src.url });
+}
+
+/** A URL as a page key for naming a skipped page (its fragment and trailing slash dropped). */
+function judgeKey(url: string): string {
+  try {
+    const u = new URL(url);
+    u.hash = '';
+    u.search = '';
+    return u.href;
+  } catch {
+    return 'http://invalid/';
+  }
 }
 
 /** Removes the folders above rel that removing it left empty (never destDir itself). */
@@ -308,6 +411,8 @@ export async function fetchOneSource(
         naming.book.claim(rel);
         out.files.push(await recordFor(destDir, rel, src.url, fetchedAt, undefined, undefined, facts.get(f.path), res.resolved.version));
       }
+    } else if (src.crawl) {
+      await crawlSource(src, src.crawl, destDir, limits, update, budget, naming, fetchedAt, out);
     } else {
       update(`fetching ${src.url}`);
       const page = await fetchWebPage(src.url, { timeoutMs: limits.webTimeoutMs, maxBytes: limits.webMaxBytes, maxStoredBytes: limits.maxFileBytes });
@@ -362,5 +467,5 @@ export async function fetchSources(sources: SourceRequest[], destDir: string, pr
 
 /** The records of `.tkoma-skipped.jsonl` for what the fetches left out. */
 export function skippedRecords(skipped: readonly SkippedFile[]): SkippedRecord[] {
-  return skipped.map((s) => ({ path: s.path, reason: s.reason, source: s.source ?? '', ...(s.bytes !== undefined ? { bytes: s.bytes } : {}) }));
+  return skipped.map((s) => ({ path: s.path, reason: s.reason, source: s.source ?? '', ...(s.bytes !== undefined ? { bytes: s.bytes } : {}), ...(s.url ? { url: s.url } : {}) }));
 }

@@ -5,6 +5,7 @@
 import { TkomaError } from '../errors.js';
 import { type LimitsOverride, parseLimits } from '../safety/limits.js';
 import { isFullCommitSha, normalizePaths, validateGitUrl, validateRef } from '../sources/git-url.js';
+import { type CrawlOptions, parseCrawl } from '../sources/crawl/options.js';
 import { validateWebUrl } from '../sources/web.js';
 import { isValidPackageName } from '../sources/npm/names.js';
 import { versionSpecKind } from '../sources/versions.js';
@@ -21,6 +22,8 @@ export interface SourceRequest {
   package?: string;
   /** npm: exact version, range or dist-tag (default latest); git: exact version or range over the tags. */
   version?: string;
+  /** web: crawl the site from `url` (sources/crawl/options.ts). */
+  crawl?: CrawlOptions;
 }
 
 export interface CreateRequest {
@@ -166,8 +169,10 @@ export function validateSource(raw: unknown, index: number): SourceRequest {
   if (type === 'web') {
     if (raw.ref !== undefined || raw.paths !== undefined) throw invalid(`sources[${index}]: web sources take no \`ref\` or \`paths\``, 'sources');
     validateWebUrl(url);
-    return { type, url };
+    const crawl = parseCrawl(raw.crawl, index);
+    return crawl ? { type, url, crawl } : { type, url };
   }
+  if (raw.crawl !== undefined) throw invalid(`sources[${index}]: git sources take no \`crawl\``, 'sources');
   validateGitUrl(url);
   const out: SourceRequest = { type, url };
   if (raw.ref !== undefined && raw.ref !== null) {
@@ -220,7 +225,7 @@ export function validateCreateRequest(raw: unknown, names: FieldNames = {}): Cre
   const seen = new Set<string>();
   for (const s of sources) {
     // One folder per package (npm/<package>): a package listed twice would share it.
-    const key = s.type === 'npm' ? s.url : `${s.type} ${s.url} ${s.ref ?? s.version ?? ''} ${(s.paths ?? []).join(',')}`;
+    const key = s.type === 'npm' ? s.url : `${s.type} ${s.url} ${s.ref ?? s.version ?? ''} ${(s.paths ?? []).join(',')} ${s.crawl ? 'crawl' : ''}`;
     if (seen.has(key)) throw invalid(`source ${s.url} is listed twice`, 'sources');
     seen.add(key);
   }

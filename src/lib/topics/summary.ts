@@ -7,6 +7,8 @@ export interface SourceSummaryInput {
   total_bytes?: number | null;
   languages?: { name: string }[];
   filtered?: boolean;
+  /** A crawl: its bound, as phase 1 shows it. */
+  crawl?: { bound: string; found: number };
   reachable?: boolean;
   /** Files the topic's caps would leave out of this source, by reason. */
   capped?: Record<string, number>;
@@ -55,7 +57,10 @@ export function approvalSummary(sources: SourceSummaryInput[]): string {
     if (caps) bits.push(caps);
     parts.push(s.filtered ? `${bits.join(', ')} (filtered from ${s.display_name})` : `${s.display_name}: ${bits.join(', ')}`);
   }
-  const webs = sources.filter((x) => x.type === 'web');
+  for (const c of sources.filter((x) => x.type === 'web' && x.crawl)) {
+    parts.push(`crawl of ${c.crawl!.bound} (${countOf(c.crawl!.found, 'page')} found in llms.txt and sitemaps)`);
+  }
+  const webs = sources.filter((x) => x.type === 'web' && !x.crawl);
   const web = webs.length;
   if (web > 0) {
     const capped = webs.reduce((n, w) => n + Object.values(w.capped ?? {}).reduce((a, b) => a + b, 0), 0);

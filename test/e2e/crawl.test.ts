@@ -1,0 +1,120 @@
+/**
+ * A documentation site crawled from one URL (issue 28), through the built binary against a real
+ * site on 127.0.0.1 (test/helpers/docs-site.ts): phase 1 reads only robots.txt, llms.txt and
+ * sitemaps; phase 2 keeps exactly the site's pages in scope and lists what it left out, and why.
+ */
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join, relative } from 'node:path';
+
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+import { DOC_PACKAGES, type DocsSite, docsSite } from '../helpers/docs-site.js';
+import { cli, git, tmpDir } from '../helpers/fixtures.js';
+
+function filesUnder(dir: string): string[] {
+  const out: string[] = [];
+  const walk = (d: string) => {
+    for (const name of readdirSync(d)) {
+      const abs = join(d, name);
+      if (statSync(abs).isDirectory()) walk(abs);
+      else out.push(relative(dir, abs));
+    }
+  };
+  walk(dir);
+  return out.sort();
+}
+
+describe('crawling a documentation site (CLI, real site on 127.0.0.1)', () => {
+  const tmp = tmpDir('tkoma-crawl-');
+  const root = join(tmp.path, 'kb');
+  const id = 'topic-test-docs';
+  let site: DocsSite;
+  let request: Record<string, unknown>;
+  let folder: string;
+
+  beforeAll(async () => {
+    site = await docsSite();
+    folder = `127.0.0.1-${new URL(site.base).port}`;
+    request = { title: 'Test docs', body: '# Test docs\n\nGuides.\n', topic_id: id, max_age_days: 30, sources: [{ type: 'web', url: `${site.base}/docs/`, crawl: {} }] };
+    expect((await cli(['init', '--json'], { root })).code).toBe(0);
+  });
+  afterAll(async () => {
+    await site?.close();
+    tmp.cleanup();
+  });
+
+  let token = '';
+  it('phase 1 reads robots.txt, llms.txt and sitemaps, never a page, and shows the bound', async () => {
+    const r = await cli(['topic', 'create', '--json', '--input', JSON.stringify(request)], { root });
+    expect(r.code, r.stderr).toBe(4);
+    const crawl = r.json.sources[0].crawl;
+    expect(crawl).toMatchObject({ scope: 'prefix', max_pages: 200, max_depth: 5, robots_txt: true, llms_txt: `${site.base}/llms.txt`, crawl_delay_s: 0.1 });
+    expect(crawl.bound).toBe(`up to 200 pages under ${site.base}/docs/ (link depth 5)`);
+    expect(crawl.sitemaps).toEqual([`${site.base}/sitemap-index.xml`, `${site.base}/sitemaps/guides.xml`, `${site.base}/sitemaps/other.xml`]);
+    // The six guides (llms.txt and the sitemap name each: one page each), the index, and /docs/gone.
+    expect(crawl.found).toBe(DOC_PACKAGES.length + 2);
+    expect(crawl.left_out).toMatchObject({ robots: 1, out_of_scope: 1 });
+    expect(r.json.summary).toContain(`crawl of up to 200 pages under ${site.base}/docs/`);
+    const pagesAsked = site.log.filter((l) => l.startsWith('GET /docs') && !l.startsWith('GET /docs/llms.txt '));
+    expect(pagesAsked).toEqual([]);
+    token = r.json.token;
+  });
+
+  it('a token for the crawl does not approve a bigger crawl', async () => {
+    const bigger = { ...request, sources: [{ type: 'web', url: `${site.base}/docs/`, crawl: { max_pages: 500 } }] };
+    const r = await cli(['topic', 'create', '--json', '--input', JSON.stringify(bigger), '--approve', token], { root });
+    expect(r.json.error.code).toBe('INVALID_TOKEN');
+  });
+
+  it('phase 2 keeps exactly the pages in scope, one file per page, and lists what it left out', async () => {
+    site.log.length = 0;
+    const r = await cli(['topic', 'create', '--json', '--input', JSON.stringify(request), '--approve', token], { root });
+    expect(r.code, r.stderr).toBe(0);
+    const dir = join(root, 'references', id);
+    const pages = filesUnder(dir).filter((f) => f.startsWith(`${folder}/`));
+    expect(pages).toEqual(
+      [
+        'docs.md', 'docs/a.md', 'docs/deep.md', 'docs/loop-1.md', 'docs/loop-2.md', 'docs/moved-here.md',
+        ...DOC_PACKAGES.map((p) => `docs/${p}.md`),
+      ].map((p) => `${folder}/${p}`).sort(),
+    );
+    const crawl = r.json.sources[0].crawl;
+    const left = Object.fromEntries(crawl.skipped_pages.map((s: { url: string; reason: string }) => [new URL(s.url).pathname + new URL(s.url).search, s.reason]));
+    expect(left).toEqual({
+      '/docs/private/secret': 'robots',
+      '/docs/private/hidden': 'robots',
+      '/docs/search?q=glob': 'query',
+      '/docs/forbidden': 'http_403',
+      '/docs/slow': 'timeout',
+      '/docs/away': 'redirect_out_of_scope',
+      '/docs/gone': 'http_404',
+    });
+    expect(crawl.pages).toBe(pages.length);
+    // One request per page, whatever its spellings (/docs/a, /docs/a/, #usage, ?utm_source): never the loop twice.
+    const gets = site.log.filter((l) => l.startsWith('GET /docs/'));
+    expect(gets.filter((l) => /^GET \/docs\/a[/?#\s]/.test(l))).toHaveLength(1);
+    expect(gets.filter((l) => l.startsWith('GET /docs/loop-1 '))).toHaveLength(1);
+    expect(site.log.some((l) => l.startsWith('GET /docs/private/'))).toBe(false);
+    expect(site.log.some((l) => l.startsWith('GET /blog'))).toBe(false);
+    // The page as text: the README's code and tables, not the site's chrome.
+    const guide = readFileSync(join(dir, folder, 'docs', 'minimatch.md'), 'utf8');
+    expect(guide).toContain('```');
+    expect(guide).not.toContain('Copyright footer');
+    // The manifest records each page's URL and validators.
+    const manifest = readFileSync(join(dir, '.tkoma-files.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    const rec = manifest.find((m) => m.path === `${folder}/docs/minimatch.md`);
+    expect(rec).toMatchObject({ page_url: `${site.base}/docs/minimatch`, etag: '"minimatch-v1"', source_url: `${site.base}/docs/` });
+    expect(rec.last_modified).toMatch(/GMT$/);
+    expect(manifest.find((m) => m.path === `${folder}/docs/moved-here.md`)).toMatchObject({ final_url: `${site.base}/docs/moved-here` });
+    const skippedFile = readFileSync(join(dir, '.tkoma-skipped.jsonl'), 'utf8');
+    expect(skippedFile).toContain('"reason":"http_403"');
+    expect(readFileSync(join(dir, 'topic.md'), 'utf8')).toMatch(/crawl_scope = "prefix"\ncrawl_max_pages = 200\ncrawl_max_depth = 5/);
+    expect(git(root, 'status', '--porcelain')).toBe('');
+  });
+
+  it('the crawled site is searchable', async () => {
+    const r = await cli(['search', 'brace expansion glob pattern', '--topic', id, '--json'], { root });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.json.results[0].path).toMatch(new RegExp(`^${folder}/docs/(minimatch|picomatch)\\.md$`));
+  });
+});
