@@ -7,6 +7,8 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import type { Language, Parser } from 'web-tree-sitter';
 
+import { baselineWasmOnly } from './wasm-tier.js';
+
 export interface Runtime {
   Language: typeof Language;
   parser: Parser;
@@ -18,6 +20,7 @@ const grammars = new Map<string, Promise<Language | undefined>>();
 /** web-tree-sitter is imported on first use so that importing the chunkers stays cheap. */
 export function loadRuntime(): Promise<Runtime> {
   runtime ??= (async () => {
+    baselineWasmOnly();
     const mod = await import('web-tree-sitter');
     await mod.Parser.init();
     return { Language: mod.Language, parser: new mod.Parser() };

@@ -16,6 +16,7 @@ import { envSetting } from '../settings.js';
 import { chunkFile } from './index.js';
 import { isProsePath, languageForPath } from './paths.js';
 import type { Chunk } from './types.js';
+import { baselineWasmOnly } from './wasm-tier.js';
 import { fromWire, type WireChunk } from './wire.js';
 
 export interface ChunkJob {
@@ -116,6 +117,8 @@ class WorkerPool implements ChunkPool {
     { heapMb }: PoolOptions,
   ) {
     const resourceLimits = heapMb === undefined ? undefined : { maxOldGenerationSizeMb: heapMb };
+    // Before any thread compiles a grammar: V8's flags are the process's.
+    baselineWasmOnly();
     for (let i = 0; i < threads; i++) {
       const worker = FROM_SOURCE
         ? // `--import tsx` in execArgv does not reach a worker's own entry on Node 20; registering does.

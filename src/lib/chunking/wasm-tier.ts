@@ -1,0 +1,29 @@
+/**
+ * Tree-sitter grammars run on V8's baseline WebAssembly code (Liftoff) only, never tiered up to
+ * TurboFan. A grammar's lexer is one huge function (kotlin's 133 KB of wasm, swift's and
+ * typescript's alike) that V8 marks hot after a few calls and then optimises on background
+ * threads for seconds, in the process's last seconds too (Node waits for those jobs before it
+ * exits). Measured on the Dioxus repository (1,418 files, seven grammars; docs/BENCHMARKS.md):
+ * a create spent 48 s of CPU, 25 of them after its answer, and peaked at 457 MB; on baseline
+ * code 16 s, no tail and 318 MB, with the same chunks. TurboFan's faster parse only pays for its
+ * compile after some megabytes of one language, and even 3,000 JavaScript files (15 MB) cost
+ * less CPU on baseline code alone.
+ *
+ * V8 reads these flags when it compiles a module, so they are set before the first grammar is
+ * compiled, once per process and only from the main thread (flags are process-wide: the chunk
+ * worker threads started after this inherit them). `--wasm-dynamic-tiering` and
+ * `--wasm-tier-up` are V8's ordinary switches (Node 20's V8 11.3 and Node 22's 12.4 alike), not
+ * its testing flags; no other WebAssembly runs in our processes (onnxruntime is native).
+ */
+import { isMainThread } from 'node:worker_threads';
+import { setFlagsFromString } from 'node:v8';
+
+let set = false;
+
+/** Keeps WebAssembly compiled from now on at V8's baseline tier (see above); idempotent. */
+export function baselineWasmOnly(): void {
+  if (set || !isMainThread) return;
+  set = true;
+  setFlagsFromString('--no-wasm-dynamic-tiering');
+  setFlagsFromString('--no-wasm-tier-up');
+}
