@@ -1,7 +1,8 @@
 /**
  * Head to head with qmd, run alternately pair by pair on the same machine and the same data:
  *
- *   npm run bench:peers -- [--qmd PATH] [--pairs 3] [--queries 30] [--dataset scifact] [--no-save]
+ *   npm run bench:peers -- [--qmd PATH] [--pairs 3] [--queries 30] [--dataset scifact]
+ *                          [--repo PATH] [--rows all|corpus|repo] [--no-save]
  *
  * Installs nothing. Without a `qmd` binary on PATH (or given by --qmd) it says so and exits 0.
  * Pairs, embedder none on both sides, each side's own defaults otherwise:
@@ -14,7 +15,13 @@
  *   warm    one running MCP server each, over stdio: our `reference_search {topic, question,
  *           limit}` against qmd's `query {searches: [{type: lex, query}], limit, rerank: false,
  *           collections}` (its BM25 path; no model is loaded), 10 and 100 hits, alternating
- *           call by call, `--pairs` rounds over the queries after one untimed call each.
+ *           call by call, `--pairs` rounds over the queries after one untimed call each;
+ *   repo    a real repository (`--repo PATH`, a work tree or a bare git folder; default
+ *           TKOMA_BENCH_REPO, else the Dioxus mirror this machine's fetch tool leaves in
+ *           /work/.mirror; no repository: these rows are skipped): our create of its whole HEAD
+ *           against qmd `collection add` with the glob of its commonest code extension and .md
+ *           (rs and md for Dioxus), then both on just those files. Beside wall time and
+ *           CPU, how long our process ran after its answer (the last byte of stdout to its exit).
  * Wall time as a user sees it (Node's start and qmd's launcher process included); peak RSS of
  * the largest process and CPU time (user + system, children included) through /usr/bin/time
  * when it is there, and for the MCP servers from /proc. CPU time and answer bytes move far less
@@ -23,16 +30,17 @@
  * pair goes beside the figures: on a shared 2-core machine a ratio is only as good as the
  * quietest run. Records go to docs/benchmarks.json (bench `peers`) and docs/BENCHMARKS.md.
  */
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { accessSync, constants, existsSync, mkdirSync, rmSync } from 'node:fs';
 import { loadavg } from 'node:os';
-import { delimiter, extname, join } from 'node:path';
+import { basename, delimiter, dirname, extname, join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 
 import { loadBeir } from './lib/beir.js';
 import { BIN, checkBuilt } from './lib/cli.js';
 import { repoFromFiles } from './lib/corpus.js';
+import { headCommit, repoFromGitHead } from './lib/git-tree-copy.js';
 import { isMain } from './lib/main.js';
 import type { BenchRecord } from './lib/records.js';
 import { treeCpuMs } from './lib/proc-cpu.js';
@@ -91,6 +99,39 @@ function run(cmd: string, args: string[], opts: { env?: NodeJS.ProcessEnv; cwd?:
   const cpu = /CPU_S ([\d.]+) ([\d.]+)/.exec(r.stderr ?? '');
   if (r.status !== 0) process.stderr.write(`[peers] ${cmd} ${args.slice(0, 3).join(' ')} … exited ${r.status}: ${(r.stderr ?? '').slice(-400)}\n`);
   return { ms, rssMb: kb ? Number(kb) / 1024 : null, cpuMs: cpu ? (Number(cpu[1]) + Number(cpu[2])) * 1000 : null, ok: r.status === 0, stdout: r.stdout ?? '' };
+}
+
+/** run(), asynchronously, also timing the process's life after the last byte of its answer. */
+function runWithTail(cmd: string, args: string[], opts: { env?: NodeJS.ProcessEnv; cwd?: string } = {}): Promise<Run & { tailMs: number }> {
+  const withTime = existsSync(TIME);
+  const argv = withTime ? [TIME, '-f', 'PEAK_RSS_KB %M CPU_S %U %S', cmd, ...args] : [cmd, ...args];
+  return new Promise((resolve, reject) => {
+    const t = performance.now();
+    const child = spawn(argv[0]!, argv.slice(1), { env: opts.env ?? process.env, cwd: opts.cwd });
+    let stdout = '';
+    let stderr = '';
+    let answered = t;
+    child.stdout.setEncoding('utf8').on('data', (d: string) => {
+      stdout += d;
+      answered = performance.now();
+    });
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    child.on('error', reject);
+    child.on('close', (code) => {
+      const end = performance.now();
+      const kb = /PEAK_RSS_KB (\d+)/.exec(stderr)?.[1];
+      const cpu = /CPU_S ([\d.]+) ([\d.]+)/.exec(stderr);
+      if (code !== 0) process.stderr.write(`[peers] ${cmd} ${args.slice(0, 3).join(' ')} … exited ${code}: ${stderr.slice(-400)}\n`);
+      resolve({
+        ms: answered - t,
+        tailMs: end - answered,
+        rssMb: kb ? Number(kb) / 1024 : null,
+        cpuMs: cpu ? (Number(cpu[1]) + Number(cpu[2])) * 1000 : null,
+        ok: code === 0,
+        stdout,
+      });
+    });
+  });
 }
 
 function add(s: Side, r: Run, hits?: number): void {
@@ -313,6 +354,80 @@ export async function runPeers(opts: { qmd: string; pairs: number; queries: numb
   ];
 }
 
+/** Where the whole-repository rows find their repository: the flag, TKOMA_BENCH_REPO, the Dioxus mirror. */
+export function findRepo(flag: string | undefined, env = process.env.TKOMA_BENCH_REPO): string | null {
+  const candidates = flag ? [flag] : [env, '/work/.mirror/DioxusLabs+dioxus/repo'].filter((c): c is string => Boolean(c));
+  return candidates.find((c) => headCommit(c) !== null) ?? null;
+}
+
+/** The commonest extension of the files that qmd would index as code ("rs" for Dioxus). */
+const CODE_EXT = /\.(rs|ts|tsx|js|py|go|java|rb|c|cc|cpp|h|cs|kt|swift|php)$/;
+
+function mainCodeExtension(source: string): string {
+  const names = spawnSync('git', [`--git-dir=${existsSync(join(source, '.git')) ? join(source, '.git') : source}`, 'ls-tree', '-r', '--name-only', 'HEAD'], { encoding: 'utf8', maxBuffer: 256 * 2 ** 20 }).stdout.split('\n');
+  const counts = new Map<string, number>();
+  for (const n of names) {
+    const ext = CODE_EXT.exec(n)?.[1];
+    if (ext) counts.set(ext, (counts.get(ext) ?? 0) + 1);
+  }
+  return [...counts].sort((a, b) => b[1] - a[1])[0]?.[0] ?? 'ts';
+}
+
+/**
+ * Whole-repository rows: our create of every file of `source`'s HEAD against qmd on its code and
+ * markdown (what qmd indexes of it), then both on the same code and markdown files only.
+ */
+export async function runRepoRows(opts: { qmd: string; pairs: number; source: string; workDir: string }): Promise<BenchRecord[]> {
+  checkBuilt();
+  const name = basename(opts.source === join(dirname(opts.source), 'repo') ? dirname(opts.source) : opts.source).replace(/^.*\+/, '').toLowerCase();
+  const ext = mainCodeExtension(opts.source);
+  const mask = `**/*.{${ext},md}`;
+  const sameFile = (p: string): boolean => p.endsWith(`.${ext}`) || p.endsWith('.md');
+  const base = join(opts.workDir, 'peers', `repo-${name}`);
+  const whole = await repoFromGitHead(join(base, 'whole'), opts.source, () => true, 'whole');
+  const same = await repoFromGitHead(join(base, 'same'), opts.source, sameFile, `same:${ext}`);
+  const cache = join(base, 'qmd-cache');
+  const qmdEnv = { ...process.env, XDG_CACHE_HOME: cache, XDG_CONFIG_HOME: join(base, 'qmd-config'), NO_COLOR: '1' };
+  const ours = { ...process.env, TKOMA_REF_EMBEDDER: 'none', NO_COLOR: '1' };
+  const kb = join(base, 'kb');
+  const version = run(opts.qmd, ['--version'], { env: qmdEnv, cwd: base }).stdout.trim();
+  const command = `npm run bench:peers -- --qmd PATH --rows repo --pairs ${opts.pairs} --repo PATH`;
+  const records: BenchRecord[] = [];
+  for (const [mode, repo] of [
+    ['index whole repository', whole],
+    [`index the same .${ext}/.md files`, same],
+  ] as const) {
+    const pair = { ours: side(), qmd: side(), loads: [] as number[] };
+    const tails: number[] = [];
+    for (let p = 0; p < opts.pairs; p++) {
+      pair.loads.push(load());
+      const ourTurn = async (): Promise<void> => {
+        rmSync(kb, { recursive: true, force: true });
+        if (!run(process.execPath, [BIN, 'init', '--root', kb, '--json'], { env: ours }).ok) throw new Error('tkoma-ref init failed');
+        const r = await runWithTail(process.execPath, [BIN, 'topic', 'create', '--yes', '--json', '--embedder', 'none', '--title', name, '--git', repo.url, '--root', kb], { env: ours });
+        add(pair.ours, r);
+        tails.push(r.tailMs);
+      };
+      const qmdTurn = async (): Promise<void> => {
+        rmSync(cache, { recursive: true, force: true });
+        rmSync(qmdEnv.XDG_CONFIG_HOME, { recursive: true, force: true });
+        mkdirSync(cache, { recursive: true });
+        add(pair.qmd, run(opts.qmd, ['collection', 'add', repo.dir, '--name', name, '--mask', mask], { env: qmdEnv, cwd: base }));
+      };
+      for (const turn of p % 2 === 0 ? [ourTurn, qmdTurn] : [qmdTurn, ourTurn]) await turn();
+      process.stderr.write(`[peers] ${mode} pair ${p + 1}: ours ${fmtMs(pair.ours.ms.at(-1)!)} (+${fmtMs(tails.at(-1)!)} after the answer), qmd ${fmtMs(pair.qmd.ms.at(-1)!)} (load ${pair.loads.at(-1)})\n`);
+    }
+    const rec = peerRecord(mode, pair, {
+      dataset: `${name} (${repo.files.toLocaleString('en-US')} files)`,
+      command,
+      note: `${version}; tkoma-ref init + topic create --yes --embedder none of every file from file:// git (ours: answer = last byte of stdout), against qmd collection add --mask '${mask}' (fresh cache)`,
+    });
+    rec.ours_tail_ms_max = round(Math.max(...tails));
+    records.push(rec);
+  }
+  return records;
+}
+
 export function printPeers(records: readonly BenchRecord[]): void {
   const cell = (r: BenchRecord, who: 'ours' | 'qmd'): string => {
     const ms = r[`${who}_p50_ms`] as number;
@@ -320,7 +435,7 @@ export function printPeers(records: readonly BenchRecord[]): void {
     return `${fmtMs(ms)}${typeof rss === 'number' ? `, ${rss} MiB` : ''}`;
   };
   printTable(
-    ['measurement', 'runs', 'tkoma-ref p50', 'qmd p50', 'ratio', 'hits (ours / qmd)', 'answer bytes (ours / qmd)', 'CPU ms, mean (ours / qmd)', 'failed', 'load (1 min)'],
+    ['measurement', 'runs', 'tkoma-ref p50', 'qmd p50', 'ratio', 'hits (ours / qmd)', 'answer bytes (ours / qmd)', 'CPU ms, mean (ours / qmd)', 'ours after its answer (max)', 'failed', 'load (1 min)'],
     records.map((r) => [
       r.mode,
       String(r.runs),
@@ -330,6 +445,7 @@ export function printPeers(records: readonly BenchRecord[]): void {
       `${r.ours_mean_hits ?? '–'} / ${r.qmd_mean_hits ?? '–'}`,
       `${r.ours_mean_bytes ?? '–'} / ${r.qmd_mean_bytes ?? '–'}`,
       `${r.ours_cpu_ms ?? '–'} / ${r.qmd_cpu_ms ?? '–'}`,
+      typeof r.ours_tail_ms_max === 'number' ? fmtMs(r.ours_tail_ms_max) : '–',
       String(r.failed),
       `${r.load_min}–${r.load_max}`,
     ]),
@@ -343,6 +459,8 @@ if (isMain(import.meta.url)) {
       pairs: { type: 'string', default: '3' },
       queries: { type: 'string', default: '30' },
       dataset: { type: 'string', default: 'scifact' },
+      repo: { type: 'string' },
+      rows: { type: 'string', default: 'all' },
       'no-save': { type: 'boolean', default: false },
     },
   });
@@ -352,7 +470,14 @@ if (isMain(import.meta.url)) {
     process.exit(0);
   }
   if (values.dataset !== 'scifact' && values.dataset !== 'cosqa') throw new Error(`unknown dataset ${values.dataset} (scifact, cosqa)`);
-  const records = await runPeers({ qmd, pairs: Number(values.pairs), queries: Number(values.queries), dataset: values.dataset, workDir: WORK_DIR });
+  if (!['all', 'corpus', 'repo'].includes(values.rows)) throw new Error(`unknown --rows ${values.rows} (all, corpus, repo)`);
+  const records: BenchRecord[] = [];
+  if (values.rows !== 'repo') records.push(...(await runPeers({ qmd, pairs: Number(values.pairs), queries: Number(values.queries), dataset: values.dataset, workDir: WORK_DIR })));
+  if (values.rows !== 'corpus') {
+    const source = findRepo(values.repo);
+    if (source) records.push(...(await runRepoRows({ qmd, pairs: Number(values.pairs), source, workDir: WORK_DIR })));
+    else process.stdout.write(`bench:peers: no git repository ${values.repo ? `at ${values.repo}` : '(--repo PATH, TKOMA_BENCH_REPO, or /work/.mirror/DioxusLabs+dioxus/repo)'}: whole-repository rows skipped.\n`);
+  }
   printPeers(records);
   if (!values['no-save']) saveRecords(records, outputsFor(false));
 }

@@ -1,11 +1,13 @@
-import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 
 import { afterAll, describe, expect, it } from 'vitest';
 
+import { repoFromGitHead } from '../../bench/lib/git-tree-copy.js';
 import { cpuTicksOfStat, treeCpuMs } from '../../bench/lib/proc-cpu.js';
-import { findQmd, hitsIn, peerRecord, withoutExtraCa } from '../../bench/peers.js';
+import { findQmd, findRepo, hitsIn, peerRecord, withoutExtraCa } from '../../bench/peers.js';
 import type { BenchRecord } from '../../bench/lib/records.js';
 import { peersTable, renderReport } from '../../bench/lib/report.js';
 import { peersVerdict } from '../../bench/lib/targets.js';
@@ -113,5 +115,25 @@ describe('bench:peers', () => {
     // Without a qmd run there is no section at all (a smoke report shows no empty tables).
     expect(renderReport([], {})).not.toContain('Head to head with qmd');
     expect(peersTable([])).toBe('_No head-to-head records yet (needs a qmd binary)._');
+  });
+
+  it('builds the whole-repository corpus from a repository HEAD (regular files only), and finds none where there is none', async () => {
+    const src = join(dir, 'src-repo');
+    mkdirSync(join(src, 'docs'), { recursive: true });
+    writeFileSync(join(src, 'lib.rs'), 'fn main() {}\n');
+    writeFileSync(join(src, 'docs', 'guide.md'), '# Guide\n');
+    writeFileSync(join(src, 'draft.md'), 'not committed\n');
+    symlinkSync('lib.rs', join(src, 'link.rs'));
+    const git = (...args: string[]): string => execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.com', ...args], { cwd: src, encoding: 'utf8' });
+    git('init', '-q', '-b', 'main');
+    git('add', 'lib.rs', 'docs/guide.md', 'link.rs');
+    git('commit', '-q', '-m', 'corpus');
+    expect(findRepo(src)).toBe(src);
+    expect(findRepo(join(dir, 'nowhere'))).toBeNull();
+    expect(findRepo(undefined, join(dir, 'nowhere'))).toBe(existsSync('/work/.mirror/DioxusLabs+dioxus/repo') ? '/work/.mirror/DioxusLabs+dioxus/repo' : null);
+    const copy = await repoFromGitHead(join(dir, 'copy'), src, (p) => p.endsWith('.md') || p.endsWith('.rs'), 'test');
+    expect(copy.files).toBe(2);
+    expect(readdirSync(join(dir, 'copy')).sort()).toEqual(['.git', 'docs', 'lib.rs']);
+    expect(readFileSync(join(dir, 'copy', 'docs', 'guide.md'), 'utf8')).toBe('# Guide\n');
   });
 });
