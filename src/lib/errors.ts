@@ -83,7 +83,23 @@ export class TkomaError extends Error {
 export function asTkomaError(err: unknown): TkomaError {
   if (err instanceof TkomaError) return err;
   const message = err instanceof Error ? err.message : String(err);
-  return environmentError((err as NodeJS.ErrnoException | null)?.code, message) ?? new TkomaError('INTERNAL', message);
+  return environmentError((err as NodeJS.ErrnoException | null)?.code, message) ?? damagedStateError(err) ?? new TkomaError('INTERNAL', message);
+}
+
+/**
+ * A file where the tool's `.tkoma/` folder (or a folder in it) belongs, or a folder where one of
+ * its files belongs: DAMAGED_STATE naming the path, not INTERNAL. Nothing the tool wrote is
+ * removed here: the operator moves the odd entry away.
+ */
+function damagedStateError(err: unknown): TkomaError | null {
+  const e = err as NodeJS.ErrnoException | null;
+  const path = [e?.path, (e as { dest?: string } | null)?.dest].find((p) => typeof p === 'string' && /[\\/]\.tkoma([\\/]|$)/.test(p));
+  if (!path || !['EEXIST', 'ENOTDIR', 'EISDIR', 'ELOOP'].includes(e?.code ?? '')) return null;
+  const at = path.replace(/([\\/]\.tkoma)[\\/].*$/, '$1');
+  return new TkomaError('DAMAGED_STATE', `the tool's state under ${at} is damaged (${e!.code} at ${path}): move the odd entry away: the index under .tkoma/ is derived and is rebuilt (\`tkoma-ref index rebuild\`)`, {
+    path,
+    errno: e!.code,
+  });
 }
 
 /**

@@ -4,7 +4,7 @@
  * live ones the graph is rebuilt from the live vectors so the file does not grow forever.
  * hnswlib-node is loaded lazily: commands that never search must not pay for the native module.
  */
-import { rm } from 'node:fs/promises';
+import { lstat, rm } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 
 import type { HierarchicalNSW } from 'hnswlib-node';
@@ -78,10 +78,14 @@ export class AnnIndex {
   static async load(metaPath: string, expect: { generation: number; key: string }): Promise<AnnIndex | null> {
     const meta = await readJsonSafe(metaPath, isAnnMeta);
     if (!meta || meta.generation !== expect.generation || meta.key !== expect.key) return null;
+    const file = join(dirname(metaPath), meta.file);
+    // hnswlib reads by path: only a regular file, not a link (to /dev/zero, a FIFO) is handed over.
+    const st = await lstat(file).catch(() => null);
+    if (!st?.isFile()) return null;
     const { HierarchicalNSW } = await hnswlib();
     const graph = new HierarchicalNSW('cosine', meta.dimension);
     try {
-      await graph.readIndex(join(dirname(metaPath), meta.file));
+      await graph.readIndex(file);
     } catch {
       return null;
     }

@@ -16,11 +16,11 @@
  * .tkoma/index.lock/                     cross-process lock (outside index/ so rebuild keeps it; lock.ts)
  * ```
  */
-import { readFileSync } from 'node:fs';
-import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 
 import { stateDir } from '../store/root-path.js';
+import { readRegular } from './regular-file.js';
 
 /** Bump when any file layout below changes: an index of another format is deleted and rebuilt. */
 export const INDEX_FORMAT = 3; // 2: per-topic segments; 3: chunk counts in the file table
@@ -66,7 +66,12 @@ export async function writeFileAtomic(file: string, data: string | Uint8Array | 
   const tmp = tempName(file);
   try {
     await writeFile(tmp, data);
-    await rename(tmp, file);
+    await rename(tmp, file).catch(async (err: NodeJS.ErrnoException) => {
+      // A folder where an index file belongs (derived state, damaged): replaced.
+      if (err.code !== 'EISDIR' && err.code !== 'ENOTEMPTY' && err.code !== 'EEXIST') throw err;
+      await rm(file, { recursive: true, force: true });
+      await rename(tmp, file);
+    });
   } catch (err) {
     await rm(tmp, { force: true });
     throw err;
@@ -79,14 +84,14 @@ export async function writeJsonAtomic(file: string, value: unknown): Promise<voi
 
 /** Parsed JSON that passes `valid`, or null when the file is missing, truncated or garbage. */
 export async function readJsonSafe<T>(file: string, valid: (v: unknown) => v is T): Promise<T | null> {
-  return parseJsonSafe(await readFile(file, 'utf8').catch(() => null), valid);
+  return readJsonSafeSync(file, valid);
 }
 
 /** readJsonSafe, read synchronously (a file the caller waits for anyway: see soft-fs.ts). */
 export function readJsonSafeSync<T>(file: string, valid: (v: unknown) => v is T): T | null {
   let text: string | null;
   try {
-    text = readFileSync(file, 'utf8');
+    text = readRegular(file).toString('utf8');
   } catch {
     text = null;
   }

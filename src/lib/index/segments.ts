@@ -13,17 +13,17 @@
  * parsing them with the records cost most of a cold search's time.
  */
 import { createHash } from 'node:crypto';
-import { closeSync, mkdirSync, openSync, readFileSync, readSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
-import { readFile, rm } from 'node:fs/promises';
+import { closeSync, lstatSync, mkdirSync, openSync, readSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 
 import type { Chunk } from '../chunking/types.js';
 import type { Bm25Doc, Bm25Segment } from './bm25/index.js';
-import { readOrNull } from '../soft-fs.js';
 import { lexicalFields } from './lexical-fields.js';
 import { tempName, topicIndexDir, writeFileAtomic } from './layout.js';
 import { digestIds, RecordsEncoder, SegmentRecords, type StoredChunk } from './segment-records.js';
 import type { TopicHead } from './topic-index.js';
+import { openRegular, readRegular, readRegularOrNull } from './regular-file.js';
 
 export type { StoredChunk } from './segment-records.js';
 
@@ -184,7 +184,7 @@ const idDigestOf = (p: { text: string; offsets: Uint32Array }): Buffer => digest
 async function openRecords(root: string, topic: string, gen: number): Promise<SegmentRecords | null> {
   const cached = cache.get(cacheKey(root, topic, gen));
   if (cached) return cached.records;
-  const bytes = readOrNull(segmentFile(root, topic, gen, 'rec'));
+  const bytes = readRegularOrNull(segmentFile(root, topic, gen, 'rec'));
   return bytes ? SegmentRecords.decode(gen, bytes) : null;
 }
 
@@ -221,12 +221,13 @@ export async function loadSegment(root: string, topic: string, gen: number, opts
   const records = cached?.records ?? (await openRecords(root, topic, gen));
   if (!records) return null;
   // A text file of the wrong size (truncated, replaced) would serve wrong snippets: unusable.
-  const st = statSync(segmentFile(root, topic, gen, 'txt'), { throwIfNoEntry: false });
-  if (!st || st.size !== records.textBytes) return null;
+  // lstat: a link where the text file belongs is damage, whatever it points at.
+  const st = lstatSync(segmentFile(root, topic, gen, 'txt'), { throwIfNoEntry: false });
+  if (!st || !st.isFile() || st.size !== records.textBytes) return null;
   let lex: Bm25Segment | null;
   try {
     const file = segmentFile(root, topic, gen, 'lex');
-    lex = allPostings ? decodeSegment(readFileSync(file)) : openSegmentFile(file);
+    lex = allPostings ? decodeSegment(readRegular(file)) : openSegmentFile(file);
     // Same docs in the same order, compared by digest: building 100k id strings twice cost more.
     if (lex.docCount !== records.count || !idDigestOf(segmentIdParts(lex)).equals(records.digest)) lex = null;
     // Built with other field weights (an older version of the tool): scores would not mix.
@@ -269,7 +270,7 @@ export async function readTexts(root: string, topic: string, gen: number, record
   if (records.length === 0) return [];
   let buf: Buffer;
   try {
-    buf = await readFile(segmentFile(root, topic, gen, 'txt'));
+    buf = readRegular(segmentFile(root, topic, gen, 'txt'));
   } catch {
     return null;
   }
@@ -299,7 +300,7 @@ export function chunkTexts(root: string, topic: string, chunks: readonly StoredC
   for (const [gen, list] of bySeg) {
     let fd: number | null = null;
     try {
-      fd = openSync(segmentFile(root, topic, gen, 'txt'), 'r');
+      fd = openRegular(segmentFile(root, topic, gen, 'txt')).fd;
     } catch {
       // missing segment: every text of it is ''
     }

@@ -11,10 +11,11 @@
  * rewritten, so the descriptor keeps reading the bytes the segment was opened from even after a
  * compaction removes the name. It is closed when the segment is garbage collected.
  */
-import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
+import { closeSync, readSync } from 'node:fs';
 
 import { damaged, decodeFront, decodeTermPostings, HEADER, readHeader, type SegmentFront, type SegmentHeader } from './format.js';
 import { type Bm25Segment, SegmentData } from './segment-data.js';
+import { openRegular } from '../regular-file.js';
 
 export interface TermPostings {
   /** Doc numbers, ascending. */
@@ -113,9 +114,8 @@ export function termPostings(s: SegmentData, t: number): TermPostings {
  * in the file. Throws DAMAGED_STATE for a damaged file and the fs error for a missing one.
  */
 export function openSegmentFile(file: string): Bm25Segment {
-  const fd = openSync(file, 'r');
+  const { fd, size } = openRegular(file);
   try {
-    const size = fstatSync(fd).size;
     const h = readHeader(size >= HEADER ? readAt(fd, HEADER, 0) : new Uint8Array(0), size);
     const front = readAt(fd, h.at.postDocs, 0);
     const texts = readAt(fd, h.at.total - h.at.ids, h.at.ids);
