@@ -76,7 +76,7 @@ export function isProsePath(path: string): boolean {
 }
 
 /** Folders of tests, and test file names (JS/TS, Python, Go, Ruby, Rust integration tests). */
-const TEST_DIR = /(^|\/)(tests?|__tests__|__mocks__|specs?|testdata|test-?fixtures)\//i;
+const TEST_DIR = /(^|\/)(tests?|__tests__|__mocks__|specs?|testdata|test-?fixtures|fixtures|e2e|[\w.-]+[_-]tests?|tests?[_-][\w.-]+)\//i;
 const TEST_NAME = /(\.(test|spec|e2e-spec)\.[^.]+$)|(^test_[^/]*\.py$)|(_test\.(py|go|rb|exs?|dart)$)|(_spec\.rb$)|(^tests?\.(py|rs|js|ts)$)|(Tests?\.(java|kt|cs|swift)$)/i;
 /** Folders and names of runnable examples. */
 const EXAMPLE_DIR = /(^|\/)(examples?|demos?|samples?|cookbook|recipes|playground)\//i;
@@ -95,17 +95,18 @@ export function isExamplePath(path: string): boolean {
 
 /**
  * docs for prose (markdown, rst, text, asciidoc, web pages, README/CHANGELOG and friends,
- * extensionless files under docs/); example for files under examples/ (or named *_example*);
- * test for test files (by name, or under a tests/ folder), before the example rule; code for
- * everything else, data and config included. Prose stays docs wherever it is, except in an
- * examples folder.
+ * extensionless files under docs/), wherever it is; example for code under examples/ (or named
+ * *_example*); test for test files (by name, or under a tests/, fixtures/, e2e/ or *_tests/
+ * folder), before the example rule; code for everything else, data and config included.
  */
 export function roleForPath(path: string): Role {
   const { ext } = splitName(path);
   const prose = isProsePath(path) || PAGE_EXT.has(ext);
   // A test file is a test even when its name says example (`codec-examples.test.ts`).
   if (!prose && isTestPath(path)) return 'test';
-  if (isExamplePath(path) && (!prose || EXAMPLE_DIR.test(`/${splitName(path).dir}`))) return 'example';
+  // Prose is documentation wherever it sits (a cookbook's or an example's page explains it), so
+  // only code under an examples folder is an example (issue 26: cookbook/ pages missed the docs prior).
+  if (isExamplePath(path) && !prose) return 'example';
   if (prose) return 'docs';
   return 'code';
 }

@@ -20,6 +20,7 @@ import type { ChunkRef, Opened } from './rank.js';
 import type { ReferenceHit } from './search.js';
 import type { LineWords } from './line-words.js';
 import { type KnownWords, queryTerms, snippetOfLines } from './snippet.js';
+import { isThin } from './thin.js';
 
 // Repeat queries (serve) re-read a topic's manifest (one JSON line per file) only when it moved.
 const manifests = new FileMemo<ManifestLookup>();
@@ -32,8 +33,17 @@ interface Kept {
   h: FusedHit;
   ref: ChunkRef;
   also_in?: string[];
+  /** Further hits of the same file folded into this one (MAX_HITS_PER_FILE). */
+  more?: LineRange[];
   range: LineRange;
 }
+
+/**
+ * Hits of one file shown separately; its further hits are folded into its first as
+ * `more_in_file`, so one long page cannot fill the list (issue 26: a Dioxus guide page took 7 of
+ * the first 10). Two leave room for a page's introduction and the section asked about.
+ */
+export const MAX_HITS_PER_FILE = 2;
 
 /** Answers this process gave so far. */
 let answers = 0;
@@ -48,8 +58,11 @@ export async function toReferenceHits(
   opts: { limit: number; maxChars: number; explain: boolean; now: Date; context?: HitContext },
 ): Promise<ReferenceHit[]> {
   // Enough candidates that folding duplicates still leaves `limit` distinct hits.
-  const cap = Math.min(fused.length, opts.limit * 3);
+  const cap = Math.min(fused.length, opts.limit * 4);
   const kept: Kept[] = [];
+  // Chunks with nothing to read (thin.ts) wait until every chunk with content is placed.
+  const thin: Kept[] = [];
+  const perFile = new Map<string, Kept[]>();
   const dups = new Map<string, DuplicateIndex<Kept>>();
   const texts: Texts = new Map();
   for (let next = 0; kept.length < opts.limit && next < cap; ) {
@@ -72,10 +85,22 @@ export async function toReferenceHits(
         continue;
       }
       const k: Kept = { h, ref, range: { start: h.startLine, end: h.endLine } };
+      const file = `${topicId}\u0000${h.path}`;
+      const same = perFile.get(file) ?? [];
+      if (same.length >= MAX_HITS_PER_FILE) {
+        (same[0]!.more ??= []).push({ start: h.startLine, end: h.endLine });
+        continue;
+      }
+      if (isThin(texts.get(ref.chunk) ?? '', h.path)) {
+        thin.push(k);
+        continue;
+      }
+      perFile.set(file, [...same, k]);
       kept.push(k);
       index.add(k, fp);
     }
   }
+  for (const k of thin) if (kept.length < opts.limit) kept.push(k);
   if (opts.context !== undefined) await widen(kept, refs, opts.context);
   const shown = opts.context !== undefined ? foldOverlaps(kept) : kept;
   const terms = queryTerms(question);
@@ -116,6 +141,7 @@ export async function toReferenceHits(
       ...(status !== 'active' && reason ? { file_status_reason: reason } : {}),
       ...untrustedFor(rec, text.start, text.start + text.lines.length - 1),
       ...(k.also_in ? { also_in: k.also_in } : {}),
+      ...(k.more ? { more_in_file: k.more.map((r) => ({ start_line: r.start, end_line: r.end })) } : {}),
     };
     if (opts.explain) hit.explain = h.explain;
     out.push(hit);

@@ -84,6 +84,8 @@ export interface ReferenceHit {
   untrusted?: { kind: string; line: number }[];
   /** Other files holding the same text (or a near-identical copy): folded into this hit. */
   also_in?: string[];
+  /** Further matching line ranges of this file, folded into this hit (at most two hits per file are listed). */
+  more_in_file?: { start_line: number; end_line: number }[];
   explain?: Explain;
 }
 
