@@ -92,6 +92,7 @@ async function prefetchTopicListing({ flags }: ParsedArgv): Promise<void> {
   const topic = flags.topic;
   // Only a folder name is worth a listing; a bad one is refused later, and listing is harmless.
   if (typeof topic !== 'string' || topic === '' || topic.includes('/') || flags.all === true) return;
+  if ((await import('../lib/settings.js')).trickOff('prefetch')) return;
   const [{ prefetchListing }, { referencesDir, resolveRootPath }] = await Promise.all([import('../lib/index/listing-prefetch.js'), import('../lib/store/root-path.js')]);
   const root = resolveRootPath(flags.root as string | undefined);
   if (flags.server !== false) {

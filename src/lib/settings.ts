@@ -81,6 +81,12 @@ export const SETTINGS = {
     internal: true,
   },
   noFastPath: { env: 'TKOMA_REF_NO_FAST_PATH', kind: 'flag', doc: '`search` always goes through the full command parser (slower start-up).', internal: true },
+  tricksOff: {
+    env: 'TKOMA_REF_TRICKS_OFF',
+    kind: 'list',
+    doc: 'Benchmarks (bench/tricks.ts): turn off the named speed tricks (`prefetch`, `young-generation`, `toml-subset`) to measure what each buys.',
+    internal: true,
+  },
   crashAt: { env: 'TKOMA_REF_CRASH_AT', kind: 'list', doc: 'Crash tests: SIGKILL (or pause at) the named points of a mutation.', internal: true },
   holdAt: { env: 'TKOMA_REF_HOLD_AT', kind: 'list', doc: 'Tests: wait at the named points until `TKOMA_REF_HOLD_UNTIL` exists.', internal: true },
   holdUntil: { env: 'TKOMA_REF_HOLD_UNTIL', kind: 'path', doc: 'Tests: the file whose appearance releases `TKOMA_REF_HOLD_AT`.', internal: true },
@@ -145,6 +151,12 @@ export function envFlagOr(name: SettingName, fallback: boolean, env: Env = proce
   } catch {
     return fallback;
   }
+}
+
+/** Whether a speed trick was turned off for an A/B measurement (`TKOMA_REF_TRICKS_OFF`). */
+export function trickOff(name: 'prefetch' | 'young-generation' | 'toml-subset', env: Env = process.env): boolean {
+  const off = envSetting('tricksOff', env);
+  return Array.isArray(off) && off.includes(name);
 }
 
 /** The environment variable behind a setting, for messages and for a child process's environment. */

@@ -6,6 +6,7 @@
  */
 import { createRequire } from 'node:module';
 
+import { trickOff } from '../settings.js';
 import { parseTomlSubset, type TomlTable } from './toml-subset.js';
 
 type SmolToml = typeof import('smol-toml');
@@ -18,5 +19,5 @@ export function smolToml(): SmolToml {
 
 /** The parsed document, or smol-toml's TomlError for text that is not TOML. */
 export function parseToml(text: string): TomlTable {
-  return parseTomlSubset(text) ?? (smolToml().parse(text) as TomlTable);
+  return (trickOff('toml-subset') ? null : parseTomlSubset(text)) ?? (smolToml().parse(text) as TomlTable);
 }
