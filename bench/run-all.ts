@@ -15,7 +15,7 @@ import { performance } from 'node:perf_hooks';
 import { isMain } from './lib/main.js';
 import { outputsFor, PROJECT, regenerateReport } from './lib/store.js';
 
-export const SCRIPTS = ['quality', 'repo-qa', 'throughput', 'sync', 'latency', 'mcp', 'vector-lifecycle'] as const;
+export const SCRIPTS = ['quality', 'repo-qa', 'throughput', 'index-sync', 'latency', 'mcp', 'vector-lifecycle', 'git-sync'] as const;
 
 function runScript(name: string, args: string[]): Promise<number> {
   return new Promise((resolve, reject) => {

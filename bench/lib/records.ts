@@ -4,7 +4,7 @@
  * the merge rule; reading and writing files lives in store.ts.
  */
 
-export type BenchName = 'quality' | 'throughput' | 'sync' | 'latency' | 'repo-qa' | 'peers';
+export type BenchName = 'quality' | 'throughput' | 'sync' | 'latency' | 'repo-qa' | 'peers' | 'git-sync';
 
 export interface Machine {
   cpus: number;
@@ -54,7 +54,7 @@ export function metric(r: BenchRecord | undefined, name: string): number | undef
 export function upsertRecords(existing: readonly BenchRecord[], incoming: readonly BenchRecord[]): BenchRecord[] {
   const byKey = new Map(existing.map((r) => [recordKey(r), r]));
   for (const r of incoming) byKey.set(recordKey(r), r);
-  const order: Record<BenchName, number> = { quality: 0, 'repo-qa': 1, latency: 2, throughput: 3, sync: 4, peers: 5 };
+  const order: Record<BenchName, number> = { quality: 0, 'repo-qa': 1, latency: 2, throughput: 3, sync: 4, peers: 5, 'git-sync': 6 };
   return [...byKey.values()].sort(
     (a, b) => (order[a.bench] ?? 9) - (order[b.bench] ?? 9) || (recordKey(a) < recordKey(b) ? -1 : recordKey(a) > recordKey(b) ? 1 : 0),
   );

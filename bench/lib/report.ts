@@ -196,6 +196,24 @@ export function syncTable(records: readonly BenchRecord[]): string {
   return mdTable(['topic', 'path', 'embedder', 'runs', 'median change → searchable', 'slowest', 'target'], rows);
 }
 
+export function gitSyncTable(records: readonly BenchRecord[]): string {
+  const rs = sorted(records, 'git-sync');
+  if (rs.length === 0) return '_No git sync records yet._';
+  const rows = rs.map((r) => [
+    r.dataset,
+    r.mode,
+    fmtNumber(metric(r, 'mutations')),
+    `${fmtNumber(metric(r, 'commits'))} (${fmtNumber(metric(r, 'merge_commits'))} merges)`,
+    fmtNumber(metric(r, 'syncs')),
+    fmtNumber(metric(r, 'auto_merged')),
+    fmtNumber(metric(r, 'conflicts')),
+    `${fmtNumber(metric(r, 'sync_p50_ms'), 'ms')} / ${fmtNumber(metric(r, 'sync_max_ms'), 'ms')} ms`,
+    `${fmtNumber(metric(r, 'sync_cpu_ms'), 'ms')} ms`,
+    fmtNumber(metric(r, 'orphans')),
+  ]);
+  return mdTable(['workload', 'rounds', 'mutations', 'commits on the remote', 'syncs', 'topics merged by themselves', 'conflicts', 'sync p50 / max', 'CPU per sync', 'orphaned commits'], rows);
+}
+
 /** p50, then the peak RSS when there is one: "6.3 s, 212 MB". */
 function peerCell(r: BenchRecord, who: 'ours' | 'qmd'): string {
   const p50 = metric(r, `${who}_p50_ms`);
@@ -297,6 +315,14 @@ const SECTIONS: { bench: BenchName; title: string; table: (rs: readonly BenchRec
       'One file changed in a large topic, then: command = the next `search --json` process finds the new text (edit to exit); watch = a running `watch --json` emits its sync event, then a `search --json` process finds the new text.',
   },
   {
+    bench: 'git-sync',
+    title: 'Sharing through git (sync)',
+    table: gitSyncTable,
+    optional: true,
+    about:
+      'Three clones of one knowledge root through a bare file:// remote; each makes random mutations on the same few topics (tags, a body paragraph, file status, refresh after the upstream moved, now and then a delete or a new topic), then every clone runs `tkoma-ref sync` in turn. Conflicts are resolved as an operator would (both sides\' lines kept, a topic deleted on one side and changed on the other kept) and finished with `sync --continue`; two quiet rounds end it. topics merged by themselves = topics changed on both sides that merged with no conflict; orphaned commits = commits a mutation reported that the remote\'s branch does not reach at the end (must be 0). Time and CPU per sync are of the whole CLI process with its git children (/usr/bin/time), for `file://`.',
+  },
+  {
     bench: 'peers',
     title: 'Head to head with qmd',
     table: peersTable,
@@ -309,7 +335,7 @@ const SECTIONS: { bench: BenchName; title: string; table: (rs: readonly BenchRec
 export function renderReport(records: readonly BenchRecord[], opts: ReportOptions = {}): string {
   const out: string[] = [`# ${opts.title ?? 'Benchmarks'}`, ''];
   out.push(
-    `Generated from \`${opts.source ?? 'docs/benchmarks.json'}\` by \`bench/lib/report.ts\`; every figure comes from a benchmark record. Regenerate with \`npm run bench\` (or one of \`npm run bench:quality|bench:latency|bench:throughput|bench:sync\`).`,
+    `Generated from \`${opts.source ?? 'docs/benchmarks.json'}\` by \`bench/lib/report.ts\`; every figure comes from a benchmark record. Regenerate with \`npm run bench\` (or one of \`npm run bench:quality|bench:latency|bench:throughput|bench:index-sync|bench:sync\`).`,
     '',
   );
   if (opts.preface) out.push(opts.preface, '');

@@ -74,6 +74,8 @@ export function renderEvent(e: EventLike): string | null {
       return `serving on ${String(e.socket)} (pid ${String(e.pid)}; ${e.watching ? 'watching the files' : 'not watching: files re-checked before each answer'}; embedder ${e.embedder ?? 'none'})`;
     case 'watch-degraded':
       return `✖ watching stopped (${String(e.reason)}): files are re-checked before each answer instead`;
+    case 'behind':
+      return `warning: ${String(e.message)}`;
     case 'serve-skipped':
       return `not serving searches: ${String(e.reason)}`;
     case 'error':

@@ -9,6 +9,8 @@ import { type RefreshResult, refreshTopic, selectTopicsToRefresh } from '../lib/
 import { validateTopicIdField } from '../lib/topics/request.js';
 
 interface RefreshOutput {
+  /** The root is behind its remote as last fetched: refresh never pulls, so it says so. */
+  warnings?: string[];
   topics: (RefreshResult | RefreshDryRun | { topic_id: string; error: { code: string; message: string } })[];
 }
 
@@ -33,6 +35,11 @@ export default class Refresh extends BaseCommand<typeof Refresh> {
     const selected = await selectTopicsToRefresh(root, { ids, stale: this.flags.stale, all: this.flags.all });
     const progress = await this.progress();
     const out: RefreshOutput = { topics: [] };
+    const behind = (await import('../lib/sync/remote.js')).behindRemote(root);
+    if (behind) {
+      out.warnings = [behind.message];
+      progress.warn(behind.message);
+    }
     const dry = this.flags['dry-run'] ? await import('../lib/topics/dry-run.js') : null;
     for (const id of selected) {
       try {

@@ -10,13 +10,16 @@ import type { Embedder } from './embedding/types.js';
 import type { SyncReport } from './index/service.js';
 import { isValidTopicId } from './store/model.js';
 import { referencesDir } from './store/root.js';
+import { behindRemote } from './sync/remote.js';
 
 export type WatchEvent =
   | { type: 'ready' }
   | { type: 'file'; event: string; path: string; topic: string }
   | { type: 'sync'; topics: string[]; report: SyncReport }
   | { type: 'reconcile'; report: SyncReport }
-  | { type: 'error'; error: unknown };
+  | { type: 'error'; error: unknown }
+  /** The root lacks commits its remote had when last fetched (the operator's `git fetch`, a sync elsewhere): never pulled here. */
+  | { type: 'behind'; behind: number; upstream: string; message: string };
 
 export interface WatchOptions {
   reconcileSeconds: number;
@@ -150,6 +153,13 @@ export async function startWatch(root: string, opts: WatchOptions): Promise<Watc
 
   const { startVectorBuilder } = await import('./vectors/background.js');
   let builder: { kick(): void; close(): void } | null = null;
+  // Said once per new count: a root behind its remote (as last fetched) is for the operator to sync.
+  let lastBehind = 0;
+  const noticeBehind = (): void => {
+    const b = behindRemote(root);
+    if (b && b.behind !== lastBehind) emit({ type: 'behind', ...b });
+    lastBehind = b?.behind ?? 0;
+  };
   const exclusive = opts.exclusive ?? (<T>(fn: () => Promise<T>): Promise<T> => fn());
   const syncPending = async (): Promise<void> => {
     if (closed) return;
@@ -162,6 +172,7 @@ export async function startWatch(root: string, opts: WatchOptions): Promise<Watc
       // Lexical only: vectors are built by the background builder, never while a search waits.
       if (full) {
         emit({ type: 'reconcile', report: await syncIndex(root, { embedder: null }) });
+        noticeBehind();
       } else if (topics.length > 0) {
         emit({ type: 'sync', topics, report: await syncIndex(root, { topicIds: topics, embedder: null }) });
       }
@@ -220,6 +231,7 @@ export async function startWatch(root: string, opts: WatchOptions): Promise<Watc
   // After the first reconcile, so the builder sees the index it brought up to date.
   if (opts.vectors !== false) running = running.then(() => void (builder = startVectorBuilder(root)));
   emit({ type: 'ready' });
+  noticeBehind();
 
   return {
     lag: (topics) => book.lag(topics),

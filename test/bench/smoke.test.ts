@@ -14,7 +14,7 @@ import { metric, type BenchRecord } from '../../bench/lib/records.js';
 import { outputsFor, readRecords, saveRecords } from '../../bench/lib/store.js';
 import { loadBeir } from '../../bench/lib/beir.js';
 import { BENCH_DATA } from '../../bench/lib/store.js';
-import { pickFiles, runSync, uniqueWord } from '../../bench/sync.js';
+import { pickFiles, runSync, uniqueWord } from '../../bench/index-sync.js';
 import { runRepoQa } from '../../bench/repo-qa.js';
 import { runThroughput } from '../../bench/throughput.js';
 import { tmpDir } from '../helpers/fixtures.js';

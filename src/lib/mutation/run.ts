@@ -20,6 +20,7 @@ import { crashPoint } from './crash.js';
 import { anchorStateIgnore } from './ignore.js';
 import { checkRelPath, type Journal, journalFile, newJournal, removeJournal, saveIndex, saveWrite, writeJournal } from './journal.js';
 import { active, recoverRoot, restore } from './recover.js';
+import { ensureMergeDrivers, MERGE_DRIVERS_OP } from '../sync/install.js';
 
 export interface MutationSpec {
   op: string;
@@ -78,6 +79,7 @@ export async function runMutation<T>(root: string, spec: MutationSpec, fn: (ctx:
         // Never into an operator's merge, rebase, … nor onto a detached HEAD (ROOT_BUSY).
         assertRootIdle(root, paths);
         if (spec.op !== 'anchor-ignore') await anchorStateIgnore(root);
+        if (spec.op !== 'anchor-ignore' && spec.op !== MERGE_DRIVERS_OP) await ensureMergeDrivers(root);
       }
       const file = journalFile(root, spec.op);
       let journal: Journal | null = null;

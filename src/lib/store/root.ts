@@ -88,6 +88,10 @@ export async function initRoot(root: string): Promise<InitResult> {
     await cp(join(pkg, 'default-prompts', 'skills', 'reference-researcher', 'SKILL.md'), join(skillDir, 'SKILL.md'));
     // Idempotent, so a resumed init also repairs a repository whose `git init` was cut short.
     await git(root, ['init', '-q', '-b', 'main']);
+    // The merge drivers of topic notes and manifests (sync): committed patterns, this clone's commands.
+    const { ATTRIBUTE_LINES, installDriverConfig } = await import('../sync/drivers.js');
+    await writeFile(join(root, '.gitattributes'), `${ATTRIBUTE_LINES.join('\n')}\n`);
+    installDriverConfig(root);
     crashPoint('init:before-commit');
     const commit = (await commitAll(root, 'init knowledge root', {})) ?? headCommit(root);
     crashPoint('init:committed');

@@ -1,7 +1,7 @@
 /**
  * Incremental sync: one file changed in a 10,000-file topic, time until search reflects it.
  *
- *   npm run bench:sync -- [--files 10000] [--runs 5] [--smoke]
+ *   npm run bench:index-sync -- [--files 10000] [--runs 5] [--smoke]
  *
  * The topic is created (embedder none) from the node_modules corpus. Each run appends a new,
  * unique word to one file, then:
@@ -85,7 +85,7 @@ export async function runSync(opts: SyncOptions): Promise<BenchRecord[]> {
   if (warm.code !== 0) throw new Error(`search failed: ${warm.stdout}${warm.stderr}`);
 
   const dataset = `${repo.files.toLocaleString('en-US')}-file topic`;
-  const command = opts.smoke ? 'npm run bench:smoke' : `npm run bench:sync -- --files ${opts.files} --runs ${opts.runs}`;
+  const command = opts.smoke ? 'npm run bench:smoke' : `npm run bench:index-sync -- --files ${opts.files} --runs ${opts.runs}`;
   const record = (mode: string, times: number[], note?: string): BenchRecord => ({
     bench: 'sync',
     dataset,

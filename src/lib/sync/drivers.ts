@@ -1,0 +1,121 @@
+/**
+ * The merge drivers git runs for a topic's note and manifests (merge-topic.ts, merge-records.ts),
+ * and their installation: the patterns in the root's committed `.gitattributes` travel with every
+ * clone; the commands live in each clone's `.git/config`, written by `init`, by every mutation and
+ * by `sync` (so a moved install is followed at the next write). A clone whose config lacks them
+ * (a plain `git clone` nobody ran tkoma-ref in) merges these files as text, as git does for any
+ * attribute naming a driver it does not know.
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+import { git, gitSync } from '../root-git.js';
+import { mergeRecordsText } from './merge-records.js';
+import { mergeTopicText, type TextMerge } from './merge-topic.js';
+
+export const ATTRIBUTES_FILE = '.gitattributes';
+const TOPIC_DRIVER = 'tkoma-topic';
+const RECORDS_DRIVER = 'tkoma-records';
+
+export const ATTRIBUTE_LINES = [
+  '# tkoma-ref: topic notes and manifests merge field by field (`tkoma-ref sync`); a clone without the drivers configured merges them as text.',
+  `references/*/topic.md merge=${TOPIC_DRIVER}`,
+  `references/*/.tkoma-files.jsonl merge=${RECORDS_DRIVER}`,
+  `references/*/.tkoma-skipped.jsonl merge=${RECORDS_DRIVER}`,
+];
+
+export type DriverKind = 'topic' | 'records';
+
+const LABELS = ['-L', 'ours', '-L', 'base', '-L', 'theirs'];
+
+/** git merge-file over three texts: the merged text, with markers where it is not clean. */
+export const gitMergeText: TextMerge = (base, ours, theirs) => {
+  const dir = mkdtempSync(join(tmpdir(), 'tkoma-merge-'));
+  try {
+    const [b, o, t] = ['base', 'ours', 'theirs'].map((n) => join(dir, n));
+    writeFileSync(b!, base);
+    writeFileSync(o!, ours);
+    writeFileSync(t!, theirs);
+    try {
+      return { text: execFileSync('git', ['merge-file', '-p', ...LABELS, o!, b!, t!], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }), clean: true };
+    } catch (err) {
+      const e = err as { status?: number; stdout?: string };
+      if (typeof e.status === 'number' && e.status > 0 && typeof e.stdout === 'string') return { text: e.stdout, clean: false };
+      throw err;
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+};
+
+/**
+ * What git asks of a merge driver: merge `ancestor`, `current` and `other` (temporary files) into
+ * `current`; exit status 0 when clean, 1 when conflicts are left in it. A side that is not ours to
+ * read (a hand-broken note) goes to git's own text merge.
+ */
+export function runMergeDriver(kind: DriverKind, ancestor: string, current: string, other: string, path = ''): number {
+  const [o, a, b] = [ancestor, current, other].map((f) => readFileSync(f, 'utf8'));
+  if (kind === 'records') {
+    writeFileSync(current, mergeRecordsText(o!, a!, b!).text);
+    return 0;
+  }
+  const merged = mergeTopicText(o!, a!, b!, gitMergeText, path || 'topic.md');
+  if (!merged) return textMerge(ancestor, current, other);
+  writeFileSync(current, merged.text);
+  return merged.conflicts.length > 0 ? 1 : 0;
+}
+
+function textMerge(ancestor: string, current: string, other: string): number {
+  try {
+    execFileSync('git', ['merge-file', ...LABELS, current, ancestor, other], { stdio: 'ignore' });
+    return 0;
+  } catch {
+    return 1;
+  }
+}
+
+const quote = (s: string): string => `'${s.replace(/'/g, `'\\''`)}'`;
+
+/**
+ * The driver command: this install's node and script, by absolute path; `node` from PATH when that
+ * node is gone; git's text merge when the script is gone (the tool was moved or uninstalled).
+ */
+export function driverCommand(kind: DriverKind, script = fileURLToPath(new URL('./merge-driver.js', import.meta.url)), node = process.execPath): string {
+  return `n=${quote(node)}; [ -x "$n" ] || n=node; f=${quote(script)}; if [ -f "$f" ]; then "$n" "$f" ${kind} %O %A %B %P; else git merge-file ${LABELS.join(' ')} %A %O %B; fi`;
+}
+
+/** Writes the drivers into the root's git config when they are missing or name another install. Cheap when they are in place. */
+export function installDriverConfig(root: string): boolean {
+  let changed = false;
+  for (const [name, kind] of [[TOPIC_DRIVER, 'topic'], [RECORDS_DRIVER, 'records']] as const) {
+    const want = driverCommand(kind);
+    let have = '';
+    try {
+      have = gitSync(root, ['config', '--get', `merge.${name}.driver`]).trim();
+    } catch {
+      // not set
+    }
+    if (have === want) continue;
+    gitSync(root, ['config', `merge.${name}.name`, `tkoma-ref ${kind === 'topic' ? 'topic note' : 'manifest'} merge`]);
+    gitSync(root, ['config', `merge.${name}.driver`, want]);
+    changed = true;
+  }
+  return changed;
+}
+
+/** The root's .gitattributes text with our lines added (null when they are all there). */
+export function withAttributeLines(text: string): string | null {
+  const have = new Set(text.split('\n').map((l) => l.trim()));
+  const missing = ATTRIBUTE_LINES.filter((l) => !have.has(l));
+  if (missing.length === 0) return null;
+  if (missing.length === 1 && missing[0]!.startsWith('#')) return null;
+  return `${text}${text && !text.endsWith('\n') ? '\n' : ''}${missing.join('\n')}\n`;
+}
+
+/** True when the operator has an uncommitted change to .gitattributes: theirs to commit, so we leave it. */
+export async function attributesEdited(root: string): Promise<boolean> {
+  return (await git(root, ['status', '--porcelain', '--', ATTRIBUTES_FILE])).trim() !== '';
+}

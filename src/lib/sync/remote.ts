@@ -1,0 +1,97 @@
+/**
+ * The remote a root shares through: the current branch's upstream (`branch.<b>.remote` and
+ * `.merge`), else `origin` with the same branch name. Also the cheap "is this root behind what it
+ * last fetched" question refresh and watch ask (no network: the remote-tracking ref as it is).
+ */
+import { TkomaError } from '../errors.js';
+import { git, gitSync } from '../root-git.js';
+
+export interface Upstream {
+  branch: string;
+  remote: string;
+  /** The branch on the remote (`main`). */
+  remoteBranch: string;
+  /** Where fetch leaves it: `refs/remotes/<remote>/<remoteBranch>`. */
+  trackingRef: string;
+}
+
+function configValue(root: string, key: string): string | null {
+  try {
+    return gitSync(root, ['config', '--get', key]).trim() || null;
+  } catch {
+    return null;
+  }
+}
+
+/** The upstream of `branch`, or null when the branch has none and there is no `origin`. */
+export function findUpstream(root: string, branch: string): Upstream | null {
+  let remote = configValue(root, `branch.${branch}.remote`);
+  let merge = configValue(root, `branch.${branch}.merge`);
+  if (!remote || remote === '.') {
+    const remotes = gitSync(root, ['remote']).split('\n').map((s) => s.trim());
+    if (!remotes.includes('origin')) return null;
+    remote = 'origin';
+    merge = null;
+  }
+  const remoteBranch = (merge ?? `refs/heads/${branch}`).replace(/^refs\/heads\//, '');
+  return { branch, remote, remoteBranch, trackingRef: `refs/remotes/${remote}/${remoteBranch}` };
+}
+
+export function requireUpstream(root: string, branch: string): Upstream {
+  const up = findUpstream(root, branch);
+  if (!up) {
+    throw new TkomaError('NO_REMOTE', `the knowledge root has no remote to sync with: \`git remote add origin <url>\` (a bare repository everyone can reach), then \`tkoma-ref sync\``, { branch });
+  }
+  return up;
+}
+
+/** The commit a ref names, or null. */
+export function resolveRef(root: string, ref: string): string | null {
+  try {
+    return gitSync(root, ['rev-parse', '--verify', '-q', `${ref}^{commit}`]).trim() || null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Fetches the remote branch into its tracking ref. A remote without that branch yet (a fresh bare
+ * repository) leaves it absent: the first sync just pushes.
+ */
+export async function fetchUpstream(root: string, up: Upstream): Promise<string | null> {
+  try {
+    await git(root, ['fetch', '-q', '--no-tags', up.remote, `+refs/heads/${up.remoteBranch}:${up.trackingRef}`]);
+  } catch (err) {
+    if (err instanceof TkomaError && /couldn't find remote ref/i.test(err.message)) return resolveRef(root, up.trackingRef);
+    throw err;
+  }
+  return resolveRef(root, up.trackingRef);
+}
+
+/** Commits in `to` not in `from` (newest first). */
+export function commitsBetween(root: string, from: string | null, to: string | null): string[] {
+  if (!to) return [];
+  const out = gitSync(root, ['rev-list', to, ...(from ? [`^${from}`] : [])]).trim();
+  return out ? out.split('\n') : [];
+}
+
+/**
+ * How many commits the root's branch lacks from its remote as last fetched (no network), with a
+ * sentence for refresh and watch; null when it is not behind, or has no remote. Never pulls.
+ */
+export function behindRemote(root: string): { behind: number; upstream: string; message: string } | null {
+  try {
+    const head = gitSync(root, ['symbolic-ref', '-q', '--short', 'HEAD']).trim();
+    if (!head) return null;
+    const up = findUpstream(root, head);
+    if (!up) return null;
+    const tip = resolveRef(root, up.trackingRef);
+    if (!tip) return null;
+    const behind = Number(gitSync(root, ['rev-list', '--count', `HEAD..${tip}`]).trim());
+    if (!(behind > 0)) return null;
+    const name = `${up.remote}/${up.remoteBranch}`;
+    return { behind, upstream: name, message: `the knowledge root is ${behind} commit${behind === 1 ? '' : 's'} behind ${name} (as last fetched): \`tkoma-ref sync\` brings them in; nothing was pulled` };
+  } catch {
+    return null;
+  }
+}
