@@ -91,6 +91,12 @@ describe('topic.md merge', () => {
     expect(m.conflicts).toEqual(['title']);
     expect(m.text).toContain('<<<<<<< ours\ntitle = "Ours"\n=======\ntitle = "Theirs"\n>>>>>>> theirs');
   });
+  it('a topic created on both sides: the earlier created_at, tags of both, no conflict when the bodies agree', () => {
+    const m = mergeTopicText(null, note(front({ created_at: '2026-01-02T00:00:00Z', tags: ['x'] })), note(front({ created_at: '2026-01-01T00:00:00Z', tags: ['y'] })), gitMergeText)!;
+    expect(m.conflicts).toEqual([]);
+    expect(m.text).toContain('created_at = "2026-01-01T00:00:00Z"');
+    expect(m.text).toContain('tags = ["x", "y"]');
+  });
   it('a side that does not parse is left to the text merge', () => {
     expect(mergeTopicText(note(front()), 'not a note', note(front()), gitMergeText)).toBeNull();
   });

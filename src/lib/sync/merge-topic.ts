@@ -90,6 +90,11 @@ export function mergeTopicText(base: string | null, ours: string, theirs: string
   const scalarConflicts: { key: string; theirs: unknown }[] = [];
   for (const k of SCALARS) {
     const r = pick(bf[k], o.front[k], t.front[k]);
+    // A topic created on both machines: it exists since the earlier creation, no question to ask.
+    if (k === 'created_at' && r.conflict) {
+      front.created_at = when(o.front.created_at) <= when(t.front.created_at) ? o.front.created_at : t.front.created_at;
+      continue;
+    }
     (front as unknown as Record<string, unknown>)[k] = r.value;
     if (r.conflict) scalarConflicts.push({ key: k, theirs: t.front[k] });
   }
