@@ -17,7 +17,7 @@ import { allTopics, conflictReason, hasConflictMarkers, type SyncConflict, topic
 import { ensureMergeDrivers } from './install.js';
 import { reconcileMerge } from './reconcile.js';
 import { commitsBetween, fetchUpstream, requireUpstream, resolveRef, type Upstream } from './remote.js';
-import { gitDirOf, readRootGitState, unmergedPaths } from './root-state-placeholder.js';
+import { gitDirOf, readRootGitState, unmergedPaths } from '../root-state.js';
 
 export interface SyncOptions {
   dryRun?: boolean;
