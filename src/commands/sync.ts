@@ -35,6 +35,7 @@ export default class Sync extends BaseCommand<typeof Sync> {
     lines.push(`${r.status === 'dry_run' ? 'Would pull' : 'Pulled'} ${n(r.pulled.commits.length)} from ${r.upstream}${topics(r.pulled.topics)}`);
     lines.push(`${r.status === 'dry_run' ? 'Would push' : 'Pushed'} ${n(r.pushed.commits.length)}${topics(r.pushed.topics)}`);
     if (r.merged.topics.length) lines.push(`Merged by themselves: ${r.merged.topics.join(', ')}${r.merged.converged.length ? ` (fetched on both sides, newer fetch kept: ${r.merged.converged.join(', ')})` : ''}`);
+    if (r.merged.resolved?.length) lines.push(`Merged with your resolution: ${r.merged.resolved.join(', ')}`);
     if (r.index.synced.length || r.index.removed.length) lines.push(`Index: synced ${r.index.synced.length} topic(s)${r.index.removed.length ? `, removed ${r.index.removed.length}` : ''}`);
     for (const w of [...r.warnings, ...r.index.warnings]) lines.push(`warning: ${w}`);
     if (r.conflicts.length) {

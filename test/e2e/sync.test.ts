@@ -136,6 +136,7 @@ describe('sync: three clones through a bare remote', () => {
     const done = await sync(C, '--continue');
     expect(done.code, done.stdout).toBe(0);
     expect(done.json.status).toBe('synced');
+    expect(done.json.merged.resolved).toEqual([tB]);
     expect(done.json.pushed.commits.length).toBeGreaterThan(0);
     await converge();
     expect(note(B, tB)).toContain('Gizmo B, as A and C agree.');

@@ -40,7 +40,7 @@ export interface SyncResult {
   /** What went out to it (with --dry-run: what would). */
   pushed: SyncSide;
   /** Topics changed on both sides and merged by themselves; `converged`: fetched again on both, the newer fetch kept. */
-  merged: { topics: string[]; converged: string[]; commit: string | null };
+  merged: { topics: string[]; converged: string[]; commit: string | null; resolved?: string[] };
   conflicts: SyncConflict[];
   index: { synced: string[]; removed: string[]; warnings: string[] };
   warnings: string[];
@@ -288,7 +288,8 @@ async function finishPending(root: string, pending: PendingSync, result: SyncRes
     }
     await git(root, ['commit', '-q', '--no-verify', '--no-edit']);
     result.merged.commit = resolveRef(root, 'HEAD');
-    result.merged.topics = [...new Set(pending.conflicts.map((c) => c.topic_id).filter((x): x is string => x !== null))];
+    // The operator's own resolution, not a merge that went by itself.
+    result.merged.resolved = [...new Set(pending.conflicts.map((c) => c.topic_id ?? c.path))];
     rmSync(pendingFile(root), { force: true });
   });
 }
