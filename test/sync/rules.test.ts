@@ -4,7 +4,7 @@
  * ROOT_BUSY with nothing fetched into the branch; --dry-run changes neither HEAD nor the files.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -12,6 +12,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 
 import { TkomaError } from '../../src/lib/errors.js';
 import { silentProgress } from '../../src/lib/progress.js';
+import { serializeTopicMd } from '../../src/lib/store/frontmatter.js';
 import { initRoot } from '../../src/lib/store/root.js';
 import { syncRoot } from '../../src/lib/sync/sync.js';
 
@@ -82,5 +83,39 @@ describe('sync refuses what is not its to change', () => {
     const ok = await run(b);
     expect(ok.pulled.commits.length).toBe(1);
     expect(readFileSync(join(b, 'references', 'note.md'), 'utf8')).toBe('a hand-written note\n');
+  });
+});
+
+describe('a topic deleted on one side while a similar one was created there', () => {
+  const bare = join(dir, 'renames.git');
+  const [a, b] = [join(dir, 'ra'), join(dir, 'rb')];
+  const note = (id: string, tags: string[]) =>
+    serializeTopicMd({ id, title: id, type: 'ReferenceTopic', created_at: '2026-01-01T00:00:00Z', trust_score: 5, tags, status: 'active', fetched_at: '2026-01-01T00:00:00Z', max_age_days: 30, files: ['a.md', 'b.md'], sources: [{ type: 'git', url: 'file:///up' }] }, `# ${id}\n\nThe same upstream.\n`);
+  const topic = (root: string, id: string, tags: string[]) => {
+    mkdirSync(join(root, 'references', id), { recursive: true });
+    writeFileSync(join(root, 'references', id, 'topic.md'), note(id, tags));
+    for (const f of ['a.md', 'b.md']) writeFileSync(join(root, 'references', id, f), `# ${f}\n\nLong shared upstream text of ${f}, the same in both topics.\n`);
+  };
+
+  it('is not taken for a rename: the other side’s change stays with its own topic (a conflict), the new topic keeps its note', async () => {
+    await initRoot(a);
+    git(dir, 'init', '-q', '--bare', '-b', 'main', bare);
+    git(a, 'remote', 'add', 'origin', bare);
+    topic(a, 't-two', ['x']);
+    git(a, 'add', '-A');
+    git(a, 'commit', '-q', '-m', 'two');
+    await syncRoot(a, { progress: silentProgress });
+    git(dir, 'clone', '-q', bare, b);
+    git(a, 'rm', '-q', '-r', 'references/t-two');
+    topic(a, 't-five', ['x']);
+    git(a, 'add', '-A');
+    git(a, 'commit', '-q', '-m', 'two out, five in');
+    await syncRoot(a, { progress: silentProgress });
+    writeFileSync(join(b, 'references', 't-two', 'topic.md'), note('t-two', ['x', 'kept']));
+    git(b, 'commit', '-q', '-am', 'tag two');
+    const r = await syncRoot(b, { progress: silentProgress });
+    expect(r.conflicts).toEqual([{ path: 'references/t-two/topic.md', topic_id: 't-two', reason: 'topic deleted there, changed here' }]);
+    expect(readFileSync(join(b, 'references', 't-five', 'topic.md'), 'utf8')).toBe(note('t-five', ['x']));
+    expect(readFileSync(join(b, 'references', 't-two', 'topic.md'), 'utf8')).toContain('"kept"');
   });
 });

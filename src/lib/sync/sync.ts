@@ -228,7 +228,10 @@ async function integrate(root: string, up: Upstream, tip: string | null, result:
   const incoming = commitsBetween(root, head, tip).length;
   const message = `sync: merge ${up.remote}/${up.remoteBranch} (${incoming} commit${incoming === 1 ? '' : 's'})`;
   return progress.task(`Merge ${up.remote}/${up.remoteBranch}`, async () => {
-    await mergeOrConflict(root, ['merge', '-q', '--no-ff', '--no-commit', '--no-verify', '-m', message, tip]);
+    // No rename detection: a topic deleted here and a similar one created there (same upstream
+    // files) is not a rename, and following one writes this side's changes into the other topic.
+    // The `recursive` strategy, because `ort` (git 2.39) still pairs such folders with no-renames.
+    await mergeOrConflict(root, ['merge', '-q', '--no-ff', '--no-commit', '--no-verify', '-s', 'recursive', '-X', 'no-renames', '-m', message, tip]);
     const both = base ? allTopics(changesBetween(root, base, head)).filter((id) => allTopics(changesBetween(root, base, tip)).includes(id)) : [];
     const rec = base ? await reconcileMerge(root, base, head, tip, new Set(unmergedPaths(root))) : { converged: [], deleted_and_changed: [] };
     const conflicts = currentConflicts(root);
