@@ -4,12 +4,12 @@
  * fetched_at from a machine with a wrong clock, and three lesser messages and leftovers.
  */
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import type { ServerResponse } from 'node:http';
+import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { cli, git, makeRepo, tmpDir } from '../helpers/fixtures.js';
+import { BIN, cli, git, makeRepo, tmpDir } from '../helpers/fixtures.js';
 import { send, startServer, type TestServer } from '../helpers/http-server.js';
 
 /** Phase 1 then phase 2 of `topic create`, as an operator approving at once would. */
@@ -18,6 +18,22 @@ async function create(root: string, request: Record<string, unknown>) {
   const first = await cli(['topic', 'create', '--json', '--input', input], { root });
   if (first.code !== 4) return first;
   return cli(['topic', 'create', '--json', '--input', input, '--approve', first.json.token], { root });
+}
+
+/** The binary with its stderr watched as it comes (to see a hold point reached); the rest as `cli` gives it. */
+function cliWatching(args: string[], root: string, env: Record<string, string>, onStderr: (text: string) => void): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [BIN, ...args, '--root', root], { env: { ...process.env, TKOMA_REF_EMBEDDER: 'none', NO_COLOR: '1', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => {
+      stderr += d;
+      onStderr(stderr);
+    });
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
+  });
 }
 
 const page = (body: string) => `<!doctype html><html><head><title>P</title></head><body>${body}</body></html>`;
@@ -50,27 +66,26 @@ describe('hostile pages and damaged state, round three (CLI, real server)', () =
     expect(seen).toEqual(Array.from({ length: 20_000 }, (_, i) => i));
   });
 
-  it('no fetch runs under the write lock: another create commits while a page is still downloading', async () => {
-    let release: (() => void) | undefined;
-    let started: () => void;
-    const downloading = new Promise<void>((r) => (started = r));
-    server.route('/slow', (_req, res: ServerResponse) => {
-      res.writeHead(200, { 'content-type': 'text/html' });
-      res.write('<html><body><main><p>first half of the slow page');
-      started();
-      release = () => res.end(' and the second half.</p></main></body></html>');
-    });
+  it('no fetch runs under the write lock: another create commits while one is fetched and converted, not yet committed', async () => {
+    // Held just after its fetch and conversion (TKOMA_REF_HOLD_AT), not on a clock: a download kept
+    // open would hit the 20 s page deadline on a busy machine before the other create finished.
+    const until = join(tmp.path, 'release-slow');
+    server.route('/slow', send(page('<main><p>first half of the slow page and the second half.</p></main>'), 'text/html'));
     server.route('/quick', send(page('<main><p>a quick page</p></main>'), 'text/html'));
     const slowReq = request(server.url('/slow'));
     const first = await cli(['topic', 'create', '--json', '--input', JSON.stringify(slowReq)], { root });
     expect(first.code).toBe(4);
-    const slow = cli(['topic', 'create', '--json', '--input', JSON.stringify(slowReq), '--approve', first.json.token], { root });
-    await downloading;
-    // The slow create is mid-download: a whole other create runs to its commit meanwhile.
+    let heldAt!: () => void;
+    const held = new Promise<void>((r) => (heldAt = r));
+    const slow = cliWatching(['topic', 'create', '--json', '--input', JSON.stringify(slowReq), '--approve', first.json.token], root, { TKOMA_REF_HOLD_AT: 'create:fetched', TKOMA_REF_HOLD_UNTIL: until }, (err) => {
+      if (err.includes('held at create:fetched')) heldAt();
+    });
+    await held;
+    // The slow create has fetched and converted its page and waits before the lock: a whole other create commits.
     const quick = await create(root, request(server.url('/quick')));
     expect(quick.code, quick.stderr).toBe(0);
     expect(existsSync(topicDir(slowReq.topic_id))).toBe(false);
-    release!();
+    writeFileSync(until, '');
     const done = await slow;
     expect(done.code, done.stderr).toBe(0);
     expect(readFileSync(join(topicDir(slowReq.topic_id), readdirSync(topicDir(slowReq.topic_id)).find((f) => f.endsWith('slow.md'))!), 'utf8')).toContain('second half');

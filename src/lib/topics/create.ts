@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { approvalLine, canonicalRequest, issueToken, verifyToken } from '../approval.js';
 import { TkomaError } from '../errors.js';
 import { adoptPacks, type CommitAuthor } from '../root-git.js';
+import { holdPoint } from '../hold.js';
 import { crashPoint, runMutation, stagingPath } from '../mutation.js';
 import { assertRootIdle } from '../root-state.js';
 import type { Progress } from '../progress.js';
@@ -402,6 +403,7 @@ async function fetchAndCommit(
   const skipped = fetched.flatMap((f) => f.skipped);
   await writeSkipped(staging, skippedRecords(skipped));
   crashPoint('create:fetched');
+  await holdPoint('create:fetched');
   // Under the write lock: the complete folder appears with one rename and is committed; a crash
   // or failure before the commit takes it back out (runMutation).
   const { commit } = await opts.progress.task('Commit', () =>
