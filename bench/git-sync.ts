@@ -148,7 +148,8 @@ export async function runGitSync(opts: GitSyncOptions): Promise<BenchRecord[]> {
   let upVersion = 0;
   const moveUpstream = (): void => {
     upVersion++;
-    for (const f of upFiles) if (upVersion === 1 || rand() < 0.4) writeFileSync(join(upstream, f), `# ${f}\n\nVersion ${upVersion} of ${f}: shared reference text.\n`);
+    // README always moves (a commit needs a change); the other files now and then.
+    for (const f of upFiles) if (upVersion === 1 || f === 'README.md' || rand() < 0.4) writeFileSync(join(upstream, f), `# ${f}\n\nVersion ${upVersion} of ${f}: shared reference text.\n`);
     git(upstream, 'add', '-A');
     git(upstream, 'commit', '-q', '-m', `v${upVersion}`);
   };
