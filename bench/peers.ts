@@ -41,6 +41,7 @@ import { loadBeir } from './lib/beir.js';
 import { BIN, checkBuilt } from './lib/cli.js';
 import { repoFromFiles } from './lib/corpus.js';
 import { headCommit, repoFromGitHead } from './lib/git-tree-copy.js';
+import { allowLocalRepository } from './lib/kb.js';
 import { isMain } from './lib/main.js';
 import type { BenchRecord } from './lib/records.js';
 import { treeCpuMs } from './lib/proc-cpu.js';
@@ -181,6 +182,7 @@ function indexPairs(s: Setup, pairs: number): { ours: Side; qmd: Side; loads: nu
     const ourTurn = (): void => {
       rmSync(s.kb, { recursive: true, force: true });
       if (!run(process.execPath, [BIN, 'init', '--root', s.kb, '--json'], { env: s.ours }).ok) throw new Error('tkoma-ref init failed');
+      allowLocalRepository(s.kb, s.repoUrl);
       const r = run(process.execPath, [BIN, 'topic', 'create', '--yes', '--json', '--embedder', 'none', '--title', s.dataset, '--git', s.repoUrl, '--root', s.kb], { env: s.ours });
       add(out.ours, r);
       out.topic = (JSON.parse(r.stdout) as { topic_id: string }).topic_id;

@@ -35,6 +35,7 @@ import { tinyModelAt } from '../test/helpers/tmp.js';
 import { BGE_SMALL, writeBertShapedModel } from './lib/bert-onnx.js';
 import { latencyWhileEmbedding } from './lib/busy-latency.js';
 import { checkBuilt, runCli } from './lib/cli.js';
+import { allowLocalRepository } from './lib/kb.js';
 import { nodeModulesRepo, type Repo } from './lib/corpus.js';
 import { isMain } from './lib/main.js';
 import type { BenchRecord } from './lib/records.js';
@@ -107,6 +108,7 @@ export async function createRecorded(
 ): Promise<{ seconds: number; files: number; chunks: number }> {
   rmSync(root, { recursive: true, force: true });
   await initRoot(root);
+  allowLocalRepository(root, repo.url);
   await withEnv(lifecycleEnv(setup), () =>
     setEmbedder(root, { provider: setup.provider, ...(setup.provider === 'none' ? {} : { chunks: setup.chunks }) }, { startWorker: false }),
   );

@@ -6,7 +6,7 @@
  * then run a topic search and a reference search with the default (offline) embedder.
  */
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { appendFileSync, cpSync, existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -59,6 +59,10 @@ const pageUrl = `http://127.0.0.1:${server.address().port}/minisearch/CHANGELOG.
 
 try {
   await tkoma(['init']);
+  // The policy refuses local repositories and this machine's addresses until the operator opens
+  // them in the root's settings: the demo's repository folder and its page server on 127.0.0.1.
+  appendFileSync(join(root, 'tkoma-ref.toml'), `\n[network]\nallow = ["127.0.0.1"]\n\n[sources]\nlocal_roots = [${JSON.stringify(work)}]\n`);
+  git(root, 'commit', '-q', '-m', 'allow the demo sources', '--', 'tkoma-ref.toml');
   const request = {
     title: 'MiniSearch - in-memory full-text search for JavaScript',
     body: [

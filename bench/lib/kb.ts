@@ -3,8 +3,10 @@
  * then `createTopic` with `yes: true` (the operator's explicit approval), exactly what
  * `tkoma-ref init` and `tkoma-ref topic create --yes` do.
  */
-import { existsSync, mkdirSync, renameSync, rmSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { appendFileSync, existsSync, mkdirSync, realpathSync, renameSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 
 import { embeddingCacheDir, loadHead } from '../../src/lib/index/service.js';
 
@@ -13,6 +15,17 @@ import { initRoot } from '../../src/lib/store/root.js';
 import { createTopic, type CreateResult } from '../../src/lib/topics/create.js';
 import { validateCreateRequest } from '../../src/lib/topics/request.js';
 import { human } from './stats.js';
+
+/**
+ * What an operator writes in tkoma-ref.toml to take the bench's local repository as a source:
+ * its folder under `[sources] local_roots` (the policy refuses file:// sources elsewhere), committed.
+ */
+export function allowLocalRepository(root: string, repoUrl: string): void {
+  const folder = realpathSync(dirname(fileURLToPath(repoUrl)));
+  appendFileSync(join(root, 'tkoma-ref.toml'), `\n[sources]\nlocal_roots = [${JSON.stringify(folder)}]\n`);
+  const env = { ...process.env, GIT_AUTHOR_NAME: 'bench', GIT_AUTHOR_EMAIL: 'bench@localhost', GIT_COMMITTER_NAME: 'bench', GIT_COMMITTER_EMAIL: 'bench@localhost' };
+  execFileSync('git', ['commit', '-q', '-m', 'allow the bench repository', '--', 'tkoma-ref.toml'], { cwd: root, env, stdio: 'ignore' });
+}
 
 /** Progress on stderr: each step with its time, updates at most every few seconds. */
 export function stderrProgress(label: string, quiet = false): Progress {
@@ -66,6 +79,7 @@ export async function freshRootWithTopic(root: string, spec: TopicSpec, progress
   if (existsSync(cache)) renameSync(cache, kept);
   rmSync(root, { recursive: true, force: true });
   await initRoot(root);
+  allowLocalRepository(root, spec.url);
   if (existsSync(kept)) {
     mkdirSync(dirname(cache), { recursive: true });
     renameSync(kept, cache);

@@ -20,6 +20,7 @@ export const EXIT = {
   GIT_FAILED: 11, // a git command failed (a hook, commit signing, a damaged repository)
   DECLINED: 12, // the operator answered no at a terminal prompt (delete, create): nothing was written
   ROOT_BUSY: 13, // the root's git is mid-operation (detached HEAD, merge, rebase, unmerged paths): nothing was written
+  NOT_ALLOWED: 14, // refused by the root's policy (network allow list, local roots): nothing was sent or written
 } as const;
 
 export const ERROR_CODES = {
@@ -55,6 +56,7 @@ export const ERROR_CODES = {
   GIT_FAILED: EXIT.GIT_FAILED,
   DECLINED: EXIT.DECLINED,
   ROOT_BUSY: EXIT.ROOT_BUSY,
+  NOT_ALLOWED: EXIT.NOT_ALLOWED,
   INTERNAL: EXIT.ERROR,
 } as const;
 

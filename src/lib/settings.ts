@@ -197,6 +197,17 @@ export const TOML_KEYS: readonly TomlKeySpec[] = [
   { key: '[limits] max_files', doc: 'Most files one topic may hold.', shown: '20000', also: 'the request\'s `limits`' },
   { key: '[limits] max_file_bytes', doc: 'Largest file kept, in bytes.', shown: '1048576 (1 MiB)', also: 'the request\'s `limits`' },
   { key: '[limits] max_topic_bytes', doc: 'Most bytes one topic may hold.', shown: '536870912 (512 MiB)', also: 'the request\'s `limits`' },
+  {
+    key: '[network] allow',
+    doc: 'Non-public addresses fetches may reach (web pages, redirects, git over http(s)/ssh): `"host"`, `"host:port"`, `"[::1]:8080"` or a subnet `"10.0.0.0/8"`. Everything else that is loopback, private, CGNAT, unique-local, link-local or unspecified is refused (`NOT_ALLOWED`).',
+    shown: '`[]` (public addresses only)',
+  },
+  { key: '[sources] local_roots', doc: 'Folders whose git repositories may be `file://` sources (absolute paths, `~/` allowed); any other local path is refused (`NOT_ALLOWED`).', shown: '`[]` (none)' },
+  {
+    key: '[approval] mode',
+    doc: '`operator`: a `topic create` waits for `tkoma-ref approve ID` (no token is handed out); `token`: phase 1 answers a single-use token, for gateways that hold it themselves.',
+    shown: '`operator`',
+  },
 ];
 
 /** The README's `tkoma-ref.toml` table, rendered from TOML_KEYS. */

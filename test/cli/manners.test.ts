@@ -8,7 +8,7 @@ import { join } from 'node:path';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { BIN, cli, git, makeRepo, tmpDir } from '../helpers/fixtures.js';
+import { allowLocalSources, BIN, cli, git, makeRepo, tmpDir } from '../helpers/fixtures.js';
 
 const hasScript = spawnSync('script', ['--version']).status === 0;
 
@@ -32,6 +32,7 @@ describe('a CLI with manners', () => {
 
   beforeAll(async () => {
     await cli(['init'], { root });
+    allowLocalSources(root);
     repoUrl = makeRepo(join(tmp.path, 'up'), { 'README.md': '# Widgetron\n\nWidgets spin.\n', 'src/spin.py': 'def spin():\n    return 1\n' }).url;
     const r = await cli(['topic', 'create', '--yes', '--json', '--title', 'Widgetron', '--git', repoUrl], { root });
     expect(r.code, r.stderr).toBe(0);

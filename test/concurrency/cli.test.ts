@@ -10,7 +10,7 @@ import { join } from 'node:path';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { cli, type CliResult, git, makeRepo, tmpDir } from '../helpers/fixtures.js';
+import { allowLocalSources, cli, type CliResult, git, makeRepo, tmpDir } from '../helpers/fixtures.js';
 import { commitCount, createArgs, expectConsistent, mustRun, searchPaths, start } from '../helpers/crash.js';
 
 function jsonFiles(dir: string): string[] {
@@ -48,6 +48,7 @@ describe('ten concurrent CLI processes', () => {
     beta = makeRepo(join(tmp.path, 'beta-up'), { 'README.md': '# Beta\n\nBadger notes.\n' });
     fresh = makeRepo(join(tmp.path, 'fresh-up'), { 'README.md': '# Fresh\n\nCapybara notes.\n' });
     await mustRun(['init', '--json'], root);
+    allowLocalSources(root);
     await mustRun(createArgs('alpha', alpha.url), root);
     await mustRun(createArgs('beta', beta.url), root);
     beta.commit({ 'docs/new.md': '# New\n\nDormouse arrives.\n' });

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { parseTopicMd } from '../../src/lib/store/frontmatter.js';
-import { makeRepo, tmpDir } from '../helpers/fixtures.js';
+import { allowLocalSources, makeRepo, tmpDir } from '../helpers/fixtures.js';
 import { createArgs, expectConsistent, mustRun } from '../helpers/crash.js';
 
 /** Big enough that a non-atomic write would be visible half-done. */
@@ -24,6 +24,7 @@ describe('readers during refresh and update', () => {
   beforeAll(async () => {
     upstream = makeRepo(join(tmp.path, 'up'), { 'README.md': version(0), 'docs/guide.md': '# Guide\n' });
     await mustRun(['init', '--json'], root);
+    allowLocalSources(root);
     await mustRun(createArgs('target', upstream.url), root);
   });
   afterAll(() => tmp.cleanup());

@@ -11,7 +11,7 @@ import { join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { type FakeServer, startFakeServer } from '../helpers/fake-embed-servers.js';
-import { cli, git, makeRepo, tmpDir } from '../helpers/fixtures.js';
+import { allowLocalSources, cli, git, makeRepo, tmpDir } from '../helpers/fixtures.js';
 import { commitCount, createArgs, expectConsistent, leftovers, start } from '../helpers/crash.js';
 
 function files(dir: string): string[] {
@@ -48,6 +48,7 @@ describe('damaged state is detected and repaired', () => {
     const alpha = makeRepo(join(tmp.path, 'alpha-up'), { 'README.md': '# Alpha\n\nAardvark notes.\n', 'docs/burrows.md': '# Burrows\n\nAardvark burrows are deep.\n' });
     const beta = makeRepo(join(tmp.path, 'beta-up'), { 'README.md': '# Beta\n\nBadger notes.\n', 'docs/setts.md': '# Setts\n\nBadger setts are wide.\n' });
     await must(['init', '--json']);
+    allowLocalSources(root);
     // The embedder is a deliberate choice (one commit); vectors are built by `index embed` (or a
     // background worker, off in tests), never by create or search.
     await must(['index', 'embedder', 'set', 'ollama', '--model', 'fake-embed', '--chunks', 'on', '--json']);

@@ -13,7 +13,7 @@ import { join } from 'node:path';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { BIN, git, makeRepo, tmpDir } from '../helpers/fixtures.js';
+import { allowLocalSources, BIN, git, makeRepo, tmpDir } from '../helpers/fixtures.js';
 import { createArgs, mustRun, snapshot } from '../helpers/crash.js';
 
 function canMount(dir: string): boolean {
@@ -53,6 +53,7 @@ describe('environment failures', () => {
     allowed = canMount(join(tmp.path, 'probe'));
     const up = makeRepo(join(tmp.path, 'up'), { 'README.md': '# Target\n\nThe marmoset sleeps.\n', 'docs/guide.md': '# Guide\n\nStable.\n' });
     await mustRun(['init', '--json'], root);
+    allowLocalSources(root);
     await mustRun(createArgs('target', up.url), root);
     await mustRun(['search', 'marmoset', '--json'], root); // the index is up to date: nothing pending
   });

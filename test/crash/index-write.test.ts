@@ -8,7 +8,7 @@ import { join } from 'node:path';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { makeRepo, tmpDir } from '../helpers/fixtures.js';
+import { allowLocalSources, makeRepo, tmpDir } from '../helpers/fixtures.js';
 import { crashAt, createArgs, expectConsistent, mustRun, searchPaths } from '../helpers/crash.js';
 
 describe('a sync killed while writing its segment', () => {
@@ -18,6 +18,7 @@ describe('a sync killed while writing its segment', () => {
 
   beforeAll(async () => {
     await mustRun(['init', '--json'], root);
+    allowLocalSources(root);
   });
   afterAll(() => tmp.cleanup());
 

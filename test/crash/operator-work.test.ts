@@ -12,7 +12,7 @@ import { join } from 'node:path';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { cli, git, makeRepo, tmpDir } from '../helpers/fixtures.js';
+import { allowLocalSources, cli, git, makeRepo, tmpDir } from '../helpers/fixtures.js';
 import { crashAt, createArgs, leftovers, mustRun, snapshot } from '../helpers/crash.js';
 
 type Trigger = { kind: 'kill'; point: string } | { kind: 'gpg' };
@@ -36,6 +36,7 @@ describe("failed or killed mutations never touch the operator's work", () => {
     upstream = makeRepo(join(tmp.path, 'target-up'), { 'README.md': '# Target\n\nBaseline words.\n', 'docs/guide.md': '# Guide\n\nStable.\n' });
     freshUrl = makeRepo(join(tmp.path, 'fresh-up'), { 'README.md': '# Fresh\n\nNew words.\n' }).url;
     await mustRun(['init', '--json'], root);
+    allowLocalSources(root);
     await mustRun(createArgs('keep', keep.url), root);
     await mustRun(createArgs('target', upstream.url), root);
   });

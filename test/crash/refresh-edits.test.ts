@@ -11,7 +11,7 @@ import { join } from 'node:path';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { makeRepo, tmpDir } from '../helpers/fixtures.js';
+import { allowLocalSources, makeRepo, tmpDir } from '../helpers/fixtures.js';
 import { createArgs, expectClean, mustRun, start } from '../helpers/crash.js';
 
 const FILES = 3000;
@@ -28,6 +28,7 @@ describe('refresh keeps what the operator writes into the topic while it runs', 
     for (let i = 0; i < FILES; i++) files[`docs/f-${String(i).padStart(4, '0')}.md`] = `# File ${i}\n\nOriginal text ${i}.\n`;
     upstream = makeRepo(join(tmp.path, 'up'), files);
     await mustRun(['init', '--json'], root);
+    allowLocalSources(root);
     await mustRun(createArgs('big', upstream.url), root);
   });
   afterAll(() => tmp.cleanup());

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { cli, makeRepo, tmpDir } from '../helpers/fixtures.js';
+import { allowLocalSources, cli, makeRepo, tmpDir } from '../helpers/fixtures.js';
 import { commitCount, crashAt, createArgs, expectClean, expectConsistent, mustRun, searchPaths, snapshot } from '../helpers/crash.js';
 
 const POINTS = [
@@ -36,6 +36,7 @@ describe('refresh survives being killed at any point', () => {
       'src/old.py': 'def old():\n    return 1\n',
     });
     await mustRun(['init', '--json'], root);
+    allowLocalSources(root);
     await mustRun(createArgs('keep', keep.url), root);
     await mustRun(createArgs('target', upstream.url), root);
     keepSnap = snapshot(join(root, 'references', 'keep'));

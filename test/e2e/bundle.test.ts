@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { codeCacheDir, codeCacheFile } from '../../src/cli/boot.js';
-import { cli, makeRepo, PROJECT, tmpDir } from '../helpers/fixtures.js';
+import { allowLocalSources, cli, makeRepo, PROJECT, tmpDir } from '../helpers/fixtures.js';
 
 const DIST = join(PROJECT, 'dist');
 const bundleText = (): string => readFileSync(join(DIST, 'fast.cjs'), 'utf8');
@@ -63,6 +63,7 @@ describe('code cache, end to end', () => {
 
   beforeAll(async () => {
     await cli(['init'], { root });
+    allowLocalSources(root);
     const repo = makeRepo(join(tmp.path, 'up'), {
       'README.md': '# Gadgets\n\nGadgets calibrate sprockets.\n',
       'src/calibrate.py': 'def calibrate(sprocket):\n    """Calibrate a sprocket."""\n    return sprocket * 2\n',

@@ -9,7 +9,7 @@ import { join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { DOC_PACKAGES, type DocsSite, docsSite } from '../helpers/docs-site.js';
-import { cli, git, tmpDir } from '../helpers/fixtures.js';
+import { allowLocalSources, cli, git, tmpDir } from '../helpers/fixtures.js';
 
 function filesUnder(dir: string): string[] {
   const out: string[] = [];
@@ -37,6 +37,7 @@ describe('crawling a documentation site (CLI, real site on 127.0.0.1)', () => {
     folder = `127.0.0.1-${new URL(site.base).port}`;
     request = { title: 'Test docs', body: '# Test docs\n\nGuides.\n', topic_id: id, max_age_days: 30, sources: [{ type: 'web', url: `${site.base}/docs/`, crawl: {} }] };
     expect((await cli(['init', '--json'], { root })).code).toBe(0);
+    allowLocalSources(root);
   });
   afterAll(async () => {
     await site?.close();

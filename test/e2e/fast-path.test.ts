@@ -13,7 +13,7 @@ import { parseBySpec } from '../../src/cli/fast.js';
 import { MCP_SPEC } from '../../src/cli/spec.js';
 import { SEARCH_SPEC } from '../../src/cli/searching.js';
 import { markingFind } from '../helpers/fake-find.js';
-import { BIN, cli, makeRepo, PROJECT, tmpDir } from '../helpers/fixtures.js';
+import { allowLocalSources, BIN, cli, makeRepo, PROJECT, tmpDir } from '../helpers/fixtures.js';
 
 describe('parseBySpec', () => {
   it('parses plain flags, defaults, --no-x and the positional question', () => {
@@ -48,6 +48,7 @@ describe('search fast path, end to end', () => {
 
   beforeAll(async () => {
     await cli(['init'], { root });
+    allowLocalSources(root);
     const repo = makeRepo(join(tmp.path, 'up'), {
       'README.md': '# Gadgets\n\nGadgets calibrate sprockets.\n\n## Install\n\nRun the installer twice.\n',
       'src/calibrate.py': 'def calibrate(sprocket):\n    """Calibrate a sprocket."""\n    return sprocket * 2\n',
@@ -121,6 +122,7 @@ describe('mcp fast path', () => {
   const root = join(tmp.path, 'kb');
   beforeAll(async () => {
     expect((await cli(['init'], { root })).code).toBe(0);
+    allowLocalSources(root);
   });
   afterAll(() => tmp.cleanup());
 

@@ -9,7 +9,7 @@ import { createInterface } from 'node:readline';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { BIN, cli, git, makeRepo, tmpDir } from '../helpers/fixtures.js';
+import { allowLocalSources, BIN, cli, git, makeRepo, tmpDir } from '../helpers/fixtures.js';
 
 describe('index maintenance through the CLI', () => {
   const tmp = tmpDir();
@@ -18,6 +18,7 @@ describe('index maintenance through the CLI', () => {
 
   beforeAll(async () => {
     await cli(['init'], { root });
+    allowLocalSources(root);
     const repo = makeRepo(join(tmp.path, 'up'), {
       'README.md': '# Gears\n\nGears mesh with other gears.\n\n## Ratios\n\nThe gear ratio is teeth over teeth.\n',
       'docs/lubrication.md': '# Lubrication\n\nUse grease on the teeth every hundred hours.\n',

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { cli, git, makeRepo, serve, type Served, tmpDir } from '../helpers/fixtures.js';
+import { allowLocalSources, cli, git, makeRepo, serve, type Served, tmpDir } from '../helpers/fixtures.js';
 
 const html = `<!doctype html><html><head><title>Widgets Guide</title></head><body>
 <nav><a href="/">Home</a> <a href="/about">About us navigation link</a></nav>
@@ -62,6 +62,7 @@ describe('topic lifecycle through the CLI', () => {
     const again = await cli(['init', '--json'], { root });
     expect(again.json).toMatchObject({ created: false });
     expect(git(root, 'rev-list', '--count', 'HEAD')).toBe('1');
+    allowLocalSources(root);
   });
 
   let token = '';
@@ -77,7 +78,7 @@ describe('topic lifecycle through the CLI', () => {
     expect(r.json.summary).toMatch(/^3 files, .* \(filtered from .*upstream\) \+ 1 web page$/);
     expect(r.stderr).toContain(`APPROVAL_REQUIRED:REFERENCE_TOPIC_CREATE:${r.json.summary}`);
     expect(existsSync(join(root, 'references', 'topic-widgets-library'))).toBe(false);
-    expect(git(root, 'rev-list', '--count', 'HEAD')).toBe('1');
+    expect(git(root, 'rev-list', '--count', 'HEAD')).toBe('2'); // init, and the operator's settings
     token = r.json.token;
   });
 
@@ -237,6 +238,7 @@ describe('topic lifecycle through the CLI', () => {
       'refresh topic topic-widgets-library:',
       'mark docs/guide.md in',
       'create topic topic-widgets-library:',
+      'allow sources on',
       'init knowledge root',
     ]);
     expect(git(root, 'rev-list', '--merges', '--count', 'HEAD')).toBe('0');

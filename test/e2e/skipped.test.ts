@@ -10,7 +10,7 @@ import { join } from 'node:path';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { cli, git, makeRepo, tmpDir } from '../helpers/fixtures.js';
+import { allowLocalSources, cli, git, makeRepo, tmpDir } from '../helpers/fixtures.js';
 
 const minified = `!function(e){${'var a=e+1;'.repeat(400)}}(window);\n`;
 
@@ -53,6 +53,7 @@ describe('skipped files: recorded, counted, explained; dry runs write nothing', 
     });
     request = { title: 'Bundler', body: '# Bundler\n\nA bundler.\n', sources: [{ type: 'git', url: repo.url }], topic_id: id };
     expect((await cli(['init', '--json'], { root })).code).toBe(0);
+    allowLocalSources(root);
   });
   afterAll(() => tmp.cleanup());
 
@@ -194,6 +195,7 @@ describe('the repository’s own .gitattributes decide what is generated or vend
     url = repo.url;
     request = { title: 'Marked', body: '# Marked\n\nOrders client.\n', sources: [{ type: 'git', url }], topic_id: id };
     expect((await cli(['init', '--json'], { root })).code).toBe(0);
+    allowLocalSources(root);
   });
   afterAll(() => tmp.cleanup());
 

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { BIN, cli, makeRepo, PROJECT, tmpDir } from '../helpers/fixtures.js';
+import { allowLocalSources, BIN, cli, makeRepo, PROJECT, tmpDir } from '../helpers/fixtures.js';
 import { spawnSync } from 'node:child_process';
 
 const HEAVY = ['hnswlib-node', 'web-tree-sitter', '@huggingface/transformers', '@energetic-ai', 'minisearch', 'onnxruntime', 'listr2', 'chokidar', '/lib/index/bm25'];
@@ -18,6 +18,7 @@ describe('start-up stays light', () => {
 
   beforeAll(async () => {
     await cli(['init'], { root });
+    allowLocalSources(root);
     const repo = makeRepo(join(tmp.path, 'up'), { 'README.md': '# A\n\nText.\n', 'src/a.py': 'def a():\n    return 1\n' });
     const r = await cli(['topic', 'create', '--yes', '--json', '--title', 'Light', '--git', repo.url], { root });
     expect(r.code).toBe(0);

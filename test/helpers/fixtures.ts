@@ -1,6 +1,6 @@
 /** Real fixtures for end-to-end tests: git repositories, an HTTP server, the built CLI. */
 import { execFileSync, spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -46,6 +46,18 @@ export function makeRepo(dir: string, files: Record<string, string | Buffer>) {
       return git(dir, 'rev-parse', 'HEAD');
     },
   };
+}
+
+/**
+ * What an operator writes in the root's tkoma-ref.toml to fetch from this machine, committed as
+ * they would: the test HTTP servers on 127.0.0.1 (`[network] allow`) and the test repositories
+ * under the temporary folder (`[sources] local_roots`). Without it the policy refuses both.
+ */
+export function allowLocalSources(root: string, opts: { allow?: string[]; localRoots?: string[] } = {}): void {
+  const allow = opts.allow ?? ['127.0.0.1'];
+  const localRoots = opts.localRoots ?? [realpathSync(tmpdir())];
+  appendFileSync(join(root, 'tkoma-ref.toml'), `\n[network]\nallow = ${JSON.stringify(allow)}\n\n[sources]\nlocal_roots = ${JSON.stringify(localRoots)}\n`);
+  git(root, 'commit', '-q', '-m', 'allow sources on this machine', '--', 'tkoma-ref.toml');
 }
 
 export interface Served {

@@ -2,6 +2,11 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
+import { parseAllowList, type SourcePolicy } from '../../src/lib/net/policy.js';
+
+/** The policy of a root whose tkoma-ref.toml says `[network] allow = ["127.0.0.1"]`: what these servers need. */
+export const LOCAL_POLICY: SourcePolicy = { allow: parseAllowList(['127.0.0.1']), localRoots: [] };
+
 export type Handler = (req: IncomingMessage, res: ServerResponse) => void;
 
 export interface TestServer {

@@ -14,7 +14,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { BIN, cli, makeRepo, PROJECT, tmpDir } from '../helpers/fixtures.js';
+import { allowLocalSources, BIN, cli, makeRepo, PROJECT, tmpDir } from '../helpers/fixtures.js';
 import { RawClient } from '../helpers/mcp.js';
 
 const tmp = tmpDir('tkoma-mcp-proc-');
@@ -22,6 +22,7 @@ const root = join(tmp.path, 'kb');
 
 beforeAll(async () => {
   expect((await cli(['init'], { root })).code).toBe(0);
+  allowLocalSources(root);
   const repo = makeRepo(join(tmp.path, 'up'), { 'README.md': '# Springs\n\nHooke: force is stiffness times extension.\n' });
   const r = await cli(['topic', 'create', '--yes', '--json', '--title', 'Springs', '--git', repo.url], { root });
   expect(r.code, r.stdout + r.stderr).toBe(0);

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { cli, git, makeRepo, tmpDir } from '../helpers/fixtures.js';
+import { allowLocalSources, cli, git, makeRepo, tmpDir } from '../helpers/fixtures.js';
 import { call, connect, type Connected } from '../helpers/mcp.js';
 
 const tmp = tmpDir('tkoma-mcp-');
@@ -23,6 +23,7 @@ const TOOLS = ['reference_topic_search', 'reference_topic_list', 'reference_topi
 
 beforeAll(async () => {
   expect((await cli(['init'], { root })).code).toBe(0);
+  allowLocalSources(root);
   upstream = makeRepo(join(tmp.path, 'gears'), {
     'README.md': '# Gears\n\nGears mesh with other gears.\n\n## Ratios\n\nThe gear ratio is teeth over teeth.\n',
     'docs/lubrication.md': '# Lubrication\n\nUse grease on the teeth every hundred hours.\n',

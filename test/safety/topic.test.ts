@@ -19,7 +19,7 @@ import { updateTopic } from '../../src/lib/topics/manage.js';
 import { getReference, showTopic } from '../../src/lib/topics/read.js';
 import { refreshTopic } from '../../src/lib/topics/refresh.js';
 import { validateCreateRequest } from '../../src/lib/topics/request.js';
-import { git, makeRepo, serve, type Served, tmpDir } from '../helpers/fixtures.js';
+import { allowLocalSources, git, makeRepo, serve, type Served, tmpDir } from '../helpers/fixtures.js';
 
 const GUIDE = [
   '# Guide', // 1
@@ -70,6 +70,7 @@ describe('untrusted text and caps in a knowledge root', () => {
     repo.commit({ '.gitignore': 'docs/\n*.ts\n' });
     web = await serve({ '/tips': { type: 'text/html; charset=utf-8', body: PAGE } });
     await initRoot(root);
+    allowLocalSources(root);
   });
   afterAll(async () => {
     forgetTopicIndex(root);

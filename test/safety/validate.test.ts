@@ -17,7 +17,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { renderTopicMd } from '../../src/lib/store/topic-files.js';
 import type { TopicFront } from '../../src/lib/store/model.js';
-import { cli, git, makeRepo, tmpDir } from '../helpers/fixtures.js';
+import { allowLocalSources, cli, git, makeRepo, tmpDir } from '../helpers/fixtures.js';
 import { send, startServer, type TestServer } from '../helpers/http-server.js';
 
 const tmp = tmpDir();
@@ -39,6 +39,7 @@ describe('request validation and prompt-safe titles (items 5, 7)', () => {
 
   beforeAll(async () => {
     await cli(['init'], { root });
+    allowLocalSources(root);
     repoUrl = makeRepo(join(tmp.path, 'up5'), { 'README.md': '# Hello\n\nWorld.\n' }).url;
     const r = await cli(['topic', 'create', '--yes', '--json', '--title', 'Hello', '--git', repoUrl], { root });
     expect(r.code, r.stdout + r.stderr).toBe(0);
@@ -129,6 +130,7 @@ describe('a topic folder renamed by hand (item 6) and search --topic on a broken
 
   beforeAll(async () => {
     await cli(['init'], { root });
+    allowLocalSources(root);
     const a = makeRepo(join(tmp.path, 'up6a'), { 'README.md': '# Alpha\n\nAardvark burrows.\n' }).url;
     const c = makeRepo(join(tmp.path, 'up6c'), { 'README.md': '# Gamma\n\nGiraffe necks.\n' }).url;
     expect((await cli(['topic', 'create', '--yes', '--json', '--title', 'Topic A', '--topic-id', 'topic-a', '--git', a], { root })).code).toBe(0);
@@ -185,6 +187,7 @@ describe('the index takes what the fetch cap admits (item 8)', () => {
 
   beforeAll(async () => {
     await cli(['init'], { root });
+    allowLocalSources(root);
     const repo = makeRepo(join(tmp.path, 'up8'), {
       'README.md': '# Sizes\n',
       'docs/just-over-a-million.txt': sized(1_000_001, 'zqxmarkerone'),
@@ -228,6 +231,7 @@ describe('web pages that are not text, or too big to convert, and reserved names
 
   beforeAll(async () => {
     await cli(['init'], { root });
+    allowLocalSources(root);
     server = await startServer();
     // Binary without a single NUL byte, labelled as HTML.
     const noise = Buffer.alloc(200_000);

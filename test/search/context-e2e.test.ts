@@ -7,7 +7,7 @@ import { join } from 'node:path';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { cli, makeRepo, tmpDir } from '../helpers/fixtures.js';
+import { allowLocalSources, cli, makeRepo, tmpDir } from '../helpers/fixtures.js';
 
 function useResourceDoc(): string {
   const lines = ['# use_resource', '', '`use_resource` runs an async closure and keeps its latest value.', '', '```rust', 'fn app() -> Element {'];
@@ -53,6 +53,7 @@ describe('search --context (real binary, real git repository)', () => {
 
   beforeAll(async () => {
     await cli(['init'], { root });
+    allowLocalSources(root);
     const up = makeRepo(join(tmp.path, 'up'), { 'docs/use_resource.md': useResourceDoc(), 'src/cache.ts': cacheSource() });
     const r = await cli(['topic', 'create', '--yes', '--json', '--title', 'Dioxus', '--git', up.url], { root });
     expect(r.code, r.stdout + r.stderr).toBe(0);

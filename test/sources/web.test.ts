@@ -1,7 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TkomaError } from '../../src/lib/errors.js';
-import { fetchWebPage, probeWebSource } from '../../src/lib/sources/web.js';
-import { closedPort, send, startServer, type TestServer } from '../helpers/http-server.js';
+import { type FetchWebOptions, fetchWebPage as fetchUnder, type WebPage } from '../../src/lib/sources/web.js';
+import { closedPort, LOCAL_POLICY, send, startServer, type TestServer } from '../helpers/http-server.js';
+
+/** These pages are served on 127.0.0.1: the root's allow list opens it, as a user's would. */
+const fetchWebPage = (url: string, opts: FetchWebOptions = {}) => fetchUnder(url, { policy: LOCAL_POLICY, ...opts }) as Promise<WebPage>;
 
 async function failure(promise: Promise<unknown>): Promise<TkomaError> {
   try {
@@ -236,52 +239,5 @@ describe('fetchWebPage against a local HTTP server', () => {
     await fetchWebPage(srv.url('/ua'), { userAgent: 'probe-test/1' });
     expect(agent).toBe('probe-test/1');
     expect((await failure(fetchWebPage('file:///etc/passwd'))).code).toBe('UNSUPPORTED_SCHEME');
-  });
-});
-
-describe('probeWebSource', () => {
-  let srv: TestServer;
-  beforeAll(async () => {
-    srv = await startServer();
-  });
-  afterAll(async () => {
-    await srv.close();
-  });
-
-  it('uses HEAD for status, type and size', async () => {
-    srv.route('/page', send('<html><body>hello</body></html>', 'text/html'));
-    const probe = await probeWebSource(srv.url('/page'));
-    expect(probe).toMatchObject({ reachable: true, status: 200, content_type: 'text/html', bytes: 31 });
-    expect(srv.seen).toContain('HEAD /page');
-    expect(srv.seen).not.toContain('GET /page');
-  });
-
-  it('falls back to a one-byte GET when HEAD is refused', async () => {
-    let range: string | undefined;
-    srv.route('/no-head', (req, res) => {
-      if (req.method === 'HEAD') {
-        res.writeHead(405);
-        return res.end();
-      }
-      range = req.headers.range;
-      res.writeHead(206, { 'content-type': 'text/html', 'content-range': 'bytes 0-0/12345', 'content-length': 1 });
-      res.end('<');
-    });
-    const probe = await probeWebSource(srv.url('/no-head'));
-    expect(probe).toMatchObject({ reachable: true, status: 206, bytes: 12345 });
-    expect(range).toBe('bytes=0-0');
-  });
-
-  it('never throws for unreachable or missing pages', async () => {
-    const missing = await probeWebSource(srv.url('/missing'));
-    expect(missing).toMatchObject({ reachable: false, status: 404, error: 'HTTP 404' });
-    const port = await closedPort();
-    const refused = await probeWebSource(`http://127.0.0.1:${port}/`);
-    expect(refused.reachable).toBe(false);
-    expect(refused.error).toMatch(/ECONNREFUSED|refused/i);
-    srv.route('/hang', () => {
-      /* never answers */
-    });
-    expect((await probeWebSource(srv.url('/hang'), { timeoutMs: 200 })).reachable).toBe(false);
   });
 });

@@ -4,6 +4,7 @@
  */
 import { spawn } from 'node:child_process';
 import { TkomaError } from '../errors.js';
+import type { SourcePolicy } from '../net/policy.js';
 import { envSetting } from '../settings.js';
 import { DEFAULT_NETWORK_TIMEOUT_MS, gitError, runGit } from './git-run.js';
 import { gitUrlScheme, isFullCommitSha, validateGitUrl, validateRef } from './git-url.js';
@@ -19,6 +20,8 @@ export interface GitCallOptions {
   allowFile?: boolean;
   /** Per git call; network calls default to 5 minutes. */
   timeoutMs?: number;
+  /** The root's network policy and local roots; absent: public hosts only, local paths unchecked. */
+  policy?: SourcePolicy;
 }
 
 export interface LsRemoteListing {
@@ -114,6 +117,8 @@ export async function lsRemote(url: string, patterns: string[], opts: GitCallOpt
   try {
     const { stdout } = await runGit(['ls-remote', '--symref', '--', url, ...patterns], {
       allowFile: allowsFile(url),
+      remote: url,
+      policy: opts.policy,
       timeoutMs: opts.timeoutMs ?? Math.min(DEFAULT_NETWORK_TIMEOUT_MS, 60_000),
     });
     return parseLsRemote(stdout.toString('utf8'));

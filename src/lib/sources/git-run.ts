@@ -4,6 +4,8 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { TkomaError } from '../errors.js';
+import type { SourcePolicy } from '../net/policy.js';
+import { gitRemoteArgs } from './git-policy.js';
 import { redactUrl } from './git-url.js';
 
 export interface GitRunOptions {
@@ -13,6 +15,12 @@ export interface GitRunOptions {
   timeoutMs?: number;
   /** Written to git's stdin, which is otherwise closed. */
   input?: string;
+  /**
+   * The remote this call talks to (a URL): checked against `policy` before git starts, and for
+   * http(s) pinned to the checked address (src/lib/sources/git-policy.ts).
+   */
+  remote?: string;
+  policy?: SourcePolicy;
 }
 
 export interface GitResult {
@@ -139,8 +147,16 @@ export function killGroup(child: ChildProcess): void {
   }
 }
 
-/** Runs git to completion. Resolves with its output, rejects with GitFailure or GIT_UNAVAILABLE. */
-export function runGit(args: string[], opts: GitRunOptions = {}): Promise<GitResult> {
+/**
+ * Runs git to completion. Resolves with its output, rejects with GitFailure, GIT_UNAVAILABLE, or
+ * NOT_ALLOWED when `opts.remote` breaks the network policy (then git never starts).
+ */
+export async function runGit(args: string[], opts: GitRunOptions = {}): Promise<GitResult> {
+  const guarded = opts.remote !== undefined ? [...(await gitRemoteArgs(opts.remote, opts.policy)), ...args] : args;
+  return runGitNow(guarded, opts);
+}
+
+function runGitNow(args: string[], opts: GitRunOptions): Promise<GitResult> {
   const timeoutMs = opts.timeoutMs ?? DEFAULT_LOCAL_TIMEOUT_MS;
   return new Promise((resolve, reject) => {
     const child = spawnGit(args, opts);

@@ -139,7 +139,7 @@ async function attributesFiles(dir: string, url: string, entries: TreeEntry[], p
   const oids = [...new Set(files.map((e) => e.oid))];
   try {
     const absent = oids.filter((oid) => !present.has(oid));
-    await fetchBlobs(dir, absent, { allowFile: allowsFile(url), timeoutMs: opts.timeoutMs ?? DEFAULT_NETWORK_TIMEOUT_MS });
+    await fetchBlobs(dir, absent, { allowFile: allowsFile(url), timeoutMs: opts.timeoutMs ?? DEFAULT_NETWORK_TIMEOUT_MS, remote: url, policy: opts.policy });
     const blobs = await readBlobs(dir, oids, { headBytes: ATTRIBUTES_MAX_BYTES, timeoutMs: opts.timeoutMs });
     return files.map((e) => ({ dir: e.path.slice(0, Math.max(0, e.path.length - '/.gitattributes'.length)), text: blobs.get(e.oid)?.toString('utf8') ?? '' }));
   } catch (err) {
@@ -156,6 +156,8 @@ async function shallowFetch(dir: string, url: string, target: string, opts: GitC
       cwd: dir,
       allowFile: allowsFile(url),
       timeoutMs: opts.timeoutMs ?? DEFAULT_NETWORK_TIMEOUT_MS,
+      remote: url,
+      policy: opts.policy,
     });
   } catch (err) {
     if (err instanceof GitFailure && /not our ref|couldn't find remote ref|no such remote ref|unadvertised object/i.test(err.stderr)) {
@@ -182,6 +184,8 @@ export async function completeBlobs(snap: Snapshot, entries: TreeEntry[] = snap.
     await fetchBlobs(snap.dir, absent, {
       allowFile: allowsFile(snap.url),
       timeoutMs: snap.opts.timeoutMs ?? DEFAULT_NETWORK_TIMEOUT_MS,
+      remote: snap.url,
+      policy: snap.opts.policy,
     });
     const sizes = await presentBlobSizes(snap.dir, { timeoutMs: snap.opts.timeoutMs });
     for (const [oid, n] of sizes) snap.sizes.set(oid, n);

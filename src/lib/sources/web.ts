@@ -1,11 +1,15 @@
 /**
  * Web sources: one page per source, fetched over http(s) and stored as markdown.
  *
- * Redirects are followed by hand so every hop is re-validated (a page may not bounce us to
+ * Every connection, redirects included, obeys the root's network policy (src/lib/net/http.ts);
+ * redirects are followed by hand so every hop is re-validated (a page may not bounce us to
  * file:// or another scheme); one deadline covers connect, redirects and body; the body is
  * streamed and cut off at a byte cap, so a huge or endless response cannot exhaust memory.
  */
 import { TkomaError } from '../errors.js';
+import { policedRequest } from '../net/http.js';
+import { DEFAULT_POLICY, type Resolver, type SourcePolicy } from '../net/policy.js';
+import { redactUrl } from './git-url.js';
 import { bodyToMarkdown, classifyBody, decodeBody, parseContentType } from './web-content.js';
 import { redirectProblem, urlSlug, validateWebUrl } from './web-url.js';
 
@@ -14,6 +18,8 @@ export { urlSlug, validateWebUrl } from './web-url.js';
 export interface WebPage {
   url: string; // as requested
   final_url: string; // after redirects
+  /** Every URL a redirect led to, in order (empty when the page answered itself). */
+  redirects: string[];
   content_type: string;
   file_name: string; // urlSlug(requested url) + '.md': refreshes keep the name even if redirects change
   markdown: string;
@@ -55,6 +61,10 @@ export interface FetchWebOptions {
   links?: boolean;
   /** A crawl's scope: a redirect to a URL it refuses is not followed. */
   mayFollow?: (url: string) => boolean;
+  /** The root's network policy (default: public addresses only). */
+  policy?: SourcePolicy;
+  /** Name resolution, for tests; the system's by default. */
+  resolver?: Resolver;
 }
 
 /** More elements than any documentation page has: conversion would take minutes and gigabytes. */
@@ -109,75 +119,35 @@ export function assertConvertible(html: string, url: string, maxStoredBytes?: nu
   }
 }
 
-export interface WebProbe {
-  url: string;
-  final_url?: string;
-  reachable: boolean;
-  status?: number;
-  content_type?: string;
-  bytes?: number;
-  error?: string;
-}
-
 export const DEFAULT_TIMEOUT_MS = 20_000;
 export const DEFAULT_MAX_BYTES = 5 * 1024 * 1024;
-const PROBE_TIMEOUT_MS = 10_000;
-const MAX_REDIRECTS = 5;
+const SMALL_TEXT_TIMEOUT_MS = 10_000;
 const DEFAULT_USER_AGENT = 'tkoma-ref/0.1 (reference fetcher)';
 const ACCEPT = 'text/html,application/xhtml+xml,text/markdown;q=0.9,text/plain;q=0.8,*/*;q=0.5';
-const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
-
-interface Followed {
-  response: Response;
-  finalUrl: URL;
-}
 
 /**
- * Request `start`, following up to MAX_REDIRECTS redirects, each target re-validated; with
- * `mayFollow`, a target it refuses ends the request (reason `redirect_out_of_scope`) unrequested.
+ * The rules a redirect's target must pass besides the network policy: still a web source URL, a
+ * public page may not send us inward, and (a crawl) within `mayFollow`'s scope, else the request
+ * ends there (reason `redirect_out_of_scope`), the target unrequested.
  */
-async function requestFollowing(start: URL, init: RequestInit, mayFollow?: (url: string) => boolean): Promise<Followed> {
-  let current = start;
-  for (let hop = 0; ; hop++) {
-    const response = await fetch(current, { ...init, redirect: 'manual' });
-    if (!REDIRECT_STATUSES.has(response.status)) return { response, finalUrl: current };
-    await response.body?.cancel().catch(() => undefined);
-    const location = response.headers.get('location');
-    if (!location) {
-      throw new TkomaError('FETCH_FAILED', `${current.href} answered ${response.status} without a Location.`, {
-        url: current.href,
-        status: response.status,
-      });
-    }
-    if (hop >= MAX_REDIRECTS) {
-      throw new TkomaError('FETCH_FAILED', `More than ${MAX_REDIRECTS} redirects from ${start.href}.`, {
-        url: start.href,
-        last_url: current.href,
-      });
-    }
-    let next: URL;
-    try {
-      next = validateWebUrl(new URL(location, current).href);
-      const problem = redirectProblem(current, next);
-      if (problem) throw new TkomaError('INVALID_URL', problem, { url: next.href });
-    } catch (err) {
-      const reason = err instanceof TkomaError ? err.message : String(err);
-      throw new TkomaError('FETCH_FAILED', `${current.href} redirected to a URL that is not allowed: ${location}`, {
-        url: current.href,
-        redirect_to: location,
-        reason,
-      });
-    }
-    if (mayFollow && !mayFollow(next.href)) {
-      throw new TkomaError('FETCH_FAILED', `${current.href} redirected out of the crawl's scope, to ${next.href}.`, {
-        url: current.href,
-        redirect_to: next.href,
+function hopRules(mayFollow?: (url: string) => boolean): (from: URL, to: URL) => void {
+  return (from, to) => {
+    validateWebUrl(to.href);
+    const problem = redirectProblem(from, to);
+    if (problem) throw new TkomaError('INVALID_URL', problem, { url: redactUrl(to.href) });
+    if (mayFollow && !mayFollow(to.href)) {
+      throw new TkomaError('FETCH_FAILED', `${redactUrl(from.href)} redirected out of the crawl's scope, to ${redactUrl(to.href)}.`, {
+        url: redactUrl(from.href),
+        redirect_to: redactUrl(to.href),
         reason: 'redirect_out_of_scope',
       });
     }
-    // 303, and 301/302 after a POST in browsers, turn into GET; we only ever send GET/HEAD.
-    current = next;
-  }
+  };
+}
+
+/** The policy options of a request. */
+function policed(opts: { policy?: SourcePolicy; resolver?: Resolver }, mayFollow?: (url: string) => boolean) {
+  return { policy: opts.policy ?? DEFAULT_POLICY, ...(opts.resolver ? { resolver: opts.resolver } : {}), checkHop: hopRules(mayFollow) };
 }
 
 /** Network-level failures (refused, DNS, reset, TLS) and our own deadline as SOURCE_UNREACHABLE. */
@@ -190,7 +160,7 @@ function networkError(err: unknown, url: string, timedOut: boolean, timeoutMs: n
     });
   }
   const cause = (err as { cause?: { code?: string; message?: string } } | undefined)?.cause;
-  const code = cause?.code;
+  const code = cause?.code ?? (err as { code?: string } | undefined)?.code;
   const detail = cause?.message ?? (err instanceof Error ? err.message : String(err));
   return new TkomaError('SOURCE_UNREACHABLE', `Cannot reach ${url}: ${detail}`, {
     url,
@@ -257,7 +227,7 @@ export async function fetchWebPage(url: string, opts: FetchWebOptions = {}): Pro
     const headers: Record<string, string> = { 'user-agent': opts.userAgent ?? DEFAULT_USER_AGENT, accept: ACCEPT };
     if (opts.ifNoneMatch) headers['if-none-match'] = opts.ifNoneMatch;
     if (opts.ifModifiedSince) headers['if-modified-since'] = opts.ifModifiedSince;
-    const { response, finalUrl } = await requestFollowing(requested, { method: 'GET', signal: deadline.signal, headers }, opts.mayFollow);
+    const { response, finalUrl, redirects } = await policedRequest(requested, { method: 'GET', signal: deadline.signal, headers }, policed(opts, opts.mayFollow));
     const final = finalUrl.href;
     const validators = {
       ...(response.headers.get('etag') ? { etag: response.headers.get('etag')! } : {}),
@@ -298,6 +268,7 @@ export async function fetchWebPage(url: string, opts: FetchWebOptions = {}): Pro
     const page: WebPage = {
       url: requested.href,
       final_url: final,
+      redirects,
       content_type: rawType || (kind === 'html' ? 'text/html' : 'text/plain'),
       file_name: `${urlSlug(requested.href)}.md`,
       markdown: stored.markdown,
@@ -328,16 +299,23 @@ export interface SmallText {
  * redirect re-validated as for pages, one deadline, a byte cap. Never throws for HTTP answers
  * (a 404 is an answer); network failures and a body over the cap do throw.
  */
-export async function fetchSmallText(url: string, opts: { timeoutMs?: number; maxBytes?: number; userAgent?: string } = {}): Promise<SmallText> {
+export async function fetchSmallText(
+  url: string,
+  opts: { timeoutMs?: number; maxBytes?: number; userAgent?: string; policy?: SourcePolicy; resolver?: Resolver } = {},
+): Promise<SmallText> {
   const requested = validateWebUrl(url);
-  const timeoutMs = opts.timeoutMs ?? PROBE_TIMEOUT_MS;
+  const timeoutMs = opts.timeoutMs ?? SMALL_TEXT_TIMEOUT_MS;
   const deadline = startDeadline(timeoutMs);
   try {
-    const { response, finalUrl } = await requestFollowing(requested, {
-      method: 'GET',
-      signal: deadline.signal,
-      headers: { 'user-agent': opts.userAgent ?? DEFAULT_USER_AGENT, accept: 'text/plain,text/markdown,application/xml,text/xml;q=0.9,*/*;q=0.5' },
-    });
+    const { response, finalUrl } = await policedRequest(
+      requested,
+      {
+        method: 'GET',
+        signal: deadline.signal,
+        headers: { 'user-agent': opts.userAgent ?? DEFAULT_USER_AGENT, accept: 'text/plain,text/markdown,application/xml,text/xml;q=0.9,*/*;q=0.5' },
+      },
+      policed(opts),
+    );
     if (response.status !== 200) {
       await response.body?.cancel().catch(() => undefined);
       return { status: response.status, final_url: finalUrl.href, text: null };
@@ -355,59 +333,4 @@ export async function fetchSmallText(url: string, opts: { timeoutMs?: number; ma
 /** A NUL byte in the first 8 KiB: a compressed or binary file where text was expected. */
 function looksBinaryText(bytes: Uint8Array): boolean {
   return bytes.subarray(0, 8192).includes(0);
-}
-
-/** Total size from `Content-Range: bytes 0-0/12345`, else Content-Length. */
-function sizeFrom(response: Response): number | undefined {
-  const range = /\/(\d+)\s*$/.exec(response.headers.get('content-range') ?? '');
-  const raw = range ? range[1] : response.headers.get('content-length');
-  const n = raw === null || raw === undefined ? NaN : Number(raw);
-  return Number.isFinite(n) && n >= 0 ? n : undefined;
-}
-
-/**
- * Cheap look at a page for the approval summary: HEAD, or a one-byte ranged GET when the server
- * does not answer HEAD properly. Throws only for an invalid URL; failures are reported in the result.
- */
-export async function probeWebSource(url: string, opts: { timeoutMs?: number; userAgent?: string } = {}): Promise<WebProbe> {
-  const requested = validateWebUrl(url);
-  const timeoutMs = opts.timeoutMs ?? PROBE_TIMEOUT_MS;
-  const headers = { 'user-agent': opts.userAgent ?? DEFAULT_USER_AGENT, accept: ACCEPT };
-  const deadline = startDeadline(timeoutMs);
-  const attempt = async (method: 'HEAD' | 'GET'): Promise<Followed> => {
-    const h: Record<string, string> = method === 'GET' ? { ...headers, range: 'bytes=0-0' } : headers;
-    const followed = await requestFollowing(requested, { method, signal: deadline.signal, headers: h });
-    await followed.response.body?.cancel().catch(() => undefined);
-    return followed;
-  };
-  try {
-    let followed: Followed;
-    try {
-      followed = await attempt('HEAD');
-      // Servers that reject or mishandle HEAD: ask for one byte instead.
-      const s = followed.response.status;
-      if (s >= 400 && s !== 404 && s !== 410) followed = await attempt('GET');
-    } catch (err) {
-      if (err instanceof TkomaError || deadline.passed()) throw err;
-      followed = await attempt('GET');
-    }
-    const { response, finalUrl } = followed;
-    const probe: WebProbe = {
-      url: requested.href,
-      final_url: finalUrl.href,
-      reachable: response.ok,
-      status: response.status,
-    };
-    const ct = response.headers.get('content-type');
-    if (ct) probe.content_type = ct;
-    const size = sizeFrom(response);
-    if (size !== undefined) probe.bytes = size;
-    if (!response.ok) probe.error = `HTTP ${response.status}`;
-    return probe;
-  } catch (err) {
-    const e = networkError(err, requested.href, deadline.passed(), timeoutMs);
-    return { url: requested.href, reachable: false, error: e.message };
-  } finally {
-    deadline.clear();
-  }
 }

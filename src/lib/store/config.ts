@@ -7,7 +7,9 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
 import { TkomaError } from '../errors.js';
+import { ALLOW_SETTING, parseAllowList, type SourcePolicy } from '../net/policy.js';
 import { type LimitsOverride, parseLimits } from '../safety/limits.js';
+import { LOCAL_ROOTS_SETTING, parseLocalRoots } from '../sources/local-roots.js';
 import { parseToml, smolToml } from './toml.js';
 
 export const CONFIG_FILE = 'tkoma-ref.toml';
@@ -32,6 +34,20 @@ export interface RootConfig {
    * Only the keys the file sets; src/lib/safety/limits.ts has the defaults.
    */
   limits?: LimitsOverride;
+  /** `[network] allow`: non-public hosts, host:ports or subnets fetches may reach (src/lib/net/policy.ts). */
+  network?: { allow: string[] };
+  /** `[sources] local_roots`: folders whose git repositories may be sources (file://). */
+  sources?: { local_roots: string[] };
+  /** `[approval] mode`: `operator` (the default) or `token` (src/lib/approval.ts). */
+  approval?: { mode: string };
+}
+
+export const APPROVAL_MODES = ['operator', 'token'] as const;
+export type ApprovalMode = (typeof APPROVAL_MODES)[number];
+
+/** The root's network policy and local roots, checked. */
+export function policyOf(config: RootConfig): SourcePolicy {
+  return { allow: parseAllowList(config.network?.allow, ALLOW_SETTING), localRoots: parseLocalRoots(config.sources?.local_roots, LOCAL_ROOTS_SETTING) };
 }
 
 export const DEFAULT_CONFIG: RootConfig = {
@@ -67,6 +83,28 @@ export async function readConfig(root: string): Promise<RootConfig> {
     const line = Math.max(1, text.split('\n').findIndex((l) => /^\s*\[\s*limits\s*\]/.test(l)) + 1);
     throw new TkomaError('MALFORMED_TOPIC', `${CONFIG_FILE}:${line}: ${(err as Error).message}`, { file: CONFIG_FILE, line });
   }
+  const lineOf = (table: string) => Math.max(1, text.split('\n').findIndex((l) => new RegExp(`^\\s*\\[\\s*${table}\\s*\\]`).test(l)) + 1);
+  const misplaced = (table: string, message: string) => new TkomaError('MALFORMED_TOPIC', `${CONFIG_FILE}:${lineOf(table)}: ${message}`, { file: CONFIG_FILE, line: lineOf(table) });
+  const network = (data.network ?? {}) as Record<string, unknown>;
+  const sources = (data.sources ?? {}) as Record<string, unknown>;
+  const approval = (data.approval ?? {}) as Record<string, unknown>;
+  const policy: Pick<RootConfig, 'network' | 'sources'> = {};
+  try {
+    if (network.allow !== undefined) policy.network = { allow: parseAllowList(network.allow).map((e) => e.text) };
+  } catch (err) {
+    throw misplaced('network', (err as Error).message);
+  }
+  try {
+    if (sources.local_roots !== undefined) {
+      parseLocalRoots(sources.local_roots);
+      policy.sources = { local_roots: (sources.local_roots as string[]).map((p) => p.trim()) };
+    }
+  } catch (err) {
+    throw misplaced('sources', (err as Error).message);
+  }
+  if (approval.mode !== undefined && !APPROVAL_MODES.includes(approval.mode as ApprovalMode)) {
+    throw misplaced('approval', `[approval] mode must be "operator" or "token" (got ${JSON.stringify(approval.mode)})`);
+  }
   return {
     embedding: {
       provider: typeof emb.provider === 'string' ? emb.provider : 'auto',
@@ -80,6 +118,8 @@ export async function readConfig(root: string): Promise<RootConfig> {
         typeof watch.reconcile_seconds === 'number' && watch.reconcile_seconds > 0 ? watch.reconcile_seconds : DEFAULT_CONFIG.watch.reconcile_seconds,
     },
     ...(limits && Object.keys(limits).length > 0 ? { limits } : {}),
+    ...policy,
+    ...(typeof approval.mode === 'string' ? { approval: { mode: approval.mode } } : {}),
   };
 }
 

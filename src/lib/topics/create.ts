@@ -17,7 +17,6 @@ import type { Progress } from '../progress.js';
 import { type GitProbe, probeGitSource } from '../sources/git.js';
 import { repoDisplayName } from '../sources/git-url.js';
 import type { CrawlOptions } from '../sources/crawl/options.js';
-import { probeWebSource } from '../sources/web.js';
 import { resolveVersionTag } from '../sources/git-version.js';
 import { resolveNpmSource } from '../sources/npm/npm.js';
 import { sourceVersion, type TopicFront, type TopicSource } from '../store/model.js';
@@ -25,7 +24,7 @@ import { SKIPPED_FILE, writeSkipped } from '../store/skipped.js';
 import { isReservedName, topicDir, topicExists, writeManifest, writeTopic } from '../store/topic-files.js';
 import { type Budget, CAP_REASONS, effectiveLimits, type Limits } from '../safety/limits.js';
 import { untrustedSummary, withUntrustedWarnings } from '../safety/warnings.js';
-import { type CrawlSummary, budgetFor, capsNoteForPage, capsNoteForRepo, capsPreview, fetchSources, sourcePrefixes, type FetchLimits, resolveLimits, type SkippedFile, skippedRecords } from './fetch.js';
+import { assertSourcesAllowed, type CrawlSummary, budgetFor, capsNoteForPage, capsNoteForRepo, capsPreview, fetchSources, sourcePrefixes, type FetchLimits, resolveLimits, type SkippedFile, skippedRecords } from './fetch.js';
 import { type SkipReport, skipReport } from './skip-report.js';
 import { indexTopics } from './indexing.js';
 import type { CreateRequest, SourceRequest } from './request.js';
@@ -35,6 +34,8 @@ import { withYoungGenerationHeld } from '../young-generation.js';
 export interface SourceDetails {
   type: 'git' | 'web' | 'npm';
   url: string;
+  /** Web sources: the host (and port) the page will be requested from. */
+  host?: string;
   display_name: string;
   ref?: string | null;
   /** npm: the package; npm and git: the version asked for, and (npm) the exact version it resolves to now. */
@@ -132,6 +133,9 @@ export interface CreateOptions {
   progress: Progress;
 }
 
+/** What phase 1 can say about a page it does not request. */
+const WEB_SIZE_NOTE = 'the page is not requested before approval: its size is known at fetch time';
+
 /** One probed source: its approval details, and the files it would keep and skip (topic paths). */
 export interface ProbedSource {
   details: SourceDetails;
@@ -142,20 +146,28 @@ export interface ProbedSource {
 /** Probes one source within the topic's remaining budget, which it reduces by what would be kept. */
 async function probeSource(src: SourceRequest, limits: FetchLimits, budget: Budget, prefix = ''): Promise<ProbedSource> {
   if (src.type === 'npm') return probeNpm(src, budget);
-  if (src.type === 'web' && src.crawl) return probeCrawl(src, src.crawl, budget);
+  if (src.type === 'web' && src.crawl) return probeCrawl(src, src.crawl, budget, limits);
   if (src.type === 'web') {
-    const p = await probeWebSource(src.url);
+    // Phase 1 sends nothing to a web URL (it would make phase 1 a port scanner the ghost aims):
+    // the page is counted, its URL validated and checked against the policy, nothing more.
     const full = budget.files <= 0 ? CAP_REASONS.max_files : null;
     budget.files -= 1;
-    const note = capsNoteForPage(p.bytes, limits);
-    const details: SourceDetails = { ...p, type: 'web', url: src.url, display_name: src.url, file_count: 1, ...(full ? { capped: { [full]: 1 } } : {}), ...(note ? { caps_note: note } : {}) };
-    // The page's file name comes from its final URL, known at fetch time: the URL stands in.
-    const page = { path: src.url, bytes: p.bytes ?? null, source: src.url };
+    const details: SourceDetails = {
+      type: 'web',
+      url: src.url,
+      host: new URL(src.url).host,
+      display_name: src.url,
+      file_count: 1,
+      ...(full ? { capped: { [full]: 1 } } : {}),
+      caps_note: capsNoteForPage(undefined, limits) ?? WEB_SIZE_NOTE,
+    };
+    const page = { path: src.url, bytes: null, source: src.url };
     return { details, kept: full ? [] : [page], skipped: full ? [{ path: src.url, reason: full, source: src.url }] : [] };
   }
   // A version range is resolved to its newest tag now, and the probe looks at that tag.
-  const tag = src.version ? await resolveVersionTag(src.url, src.version) : undefined;
+  const tag = src.version ? await resolveVersionTag(src.url, src.version, { policy: limits.policy }) : undefined;
   const p: GitProbe = await probeGitSource(tag ? { url: src.url, ref: `refs/tags/${tag.tag}`, ...(src.paths ? { paths: src.paths } : {}) } : src, {
+    ...(limits.policy ? { policy: limits.policy } : {}),
     maxFileBytes: limits.maxFileBytes,
     maxFiles: Math.max(0, budget.files),
     maxTotalBytes: Math.max(0, budget.bytes),
@@ -221,10 +233,10 @@ async function probeNpm(src: SourceRequest, budget: Budget): Promise<ProbedSourc
 }
 
 /** Phase 1 of a crawl: robots.txt, llms.txt and sitemaps only (never a page), and the bound. */
-async function probeCrawl(src: SourceRequest, crawl: CrawlOptions, budget: Budget): Promise<ProbedSource> {
+async function probeCrawl(src: SourceRequest, crawl: CrawlOptions, budget: Budget, limits: FetchLimits): Promise<ProbedSource> {
   const { discoverSite } = await import('../sources/crawl/crawl.js');
   const { pageFileName } = await import('../sources/crawl/urls.js');
-  const d = await discoverSite(src.url, crawl);
+  const d = await discoverSite(src.url, crawl, { policy: limits.policy });
   const maxPages = Math.min(crawl.max_pages, Math.max(0, budget.files));
   const under = `${d.scope.origin}${d.scope.prefix}`;
   const found = [...d.pages.values()];
@@ -253,6 +265,7 @@ async function probeCrawl(src: SourceRequest, crawl: CrawlOptions, budget: Budge
 /** Phase 1's look at every source (no writes): limits, and what each source would keep and skip. */
 export async function probeSources(root: string, req: CreateRequest, progress: Progress, explicit?: FetchLimits): Promise<{ limits: Limits; probed: ProbedSource[] }> {
   const { limits, fetch } = await resolveLimits(root, req.limits, explicit);
+  if (fetch.policy) assertSourcesAllowed(fetch.policy, req.sources);
   const budget = budgetFor(fetch);
   const probed = await progress.task('Gather source metadata', async (update) => {
     const out: ProbedSource[] = [];
@@ -373,6 +386,7 @@ async function fetchAndCommit(
   await mkdir(staging, { recursive: true });
   const finalDir = topicDir(root, req.topic_id);
   const { limits, fetch } = await resolveLimits(root, req.limits, opts.limits);
+  if (fetch.policy) assertSourcesAllowed(fetch.policy, req.sources);
   const fetched = await fetchSources(req.sources, staging, opts.progress, fetch, packs);
   const ok = fetched.filter((f) => f.ok);
   if (ok.length === 0) {

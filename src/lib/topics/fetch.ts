@@ -17,9 +17,11 @@ import { resolveVersionTag } from '../sources/git-version.js';
 import { npmFolder } from '../sources/npm/names.js';
 import { fetchNpmSource, type NpmResolved, npmSourceFields } from '../sources/npm/npm.js';
 import type { CrawlOptions } from '../sources/crawl/options.js';
-import { isFullCommitSha, repoDisplayName } from '../sources/git-url.js';
+import { gitUrlScheme, isFullCommitSha, redactUrl, repoDisplayName } from '../sources/git-url.js';
+import { assertLocalRepositoryAllowed } from '../sources/local-roots.js';
+import { literalRefusal, notAllowed, portOf, type SourcePolicy } from '../net/policy.js';
 import { DEFAULT_MAX_BYTES as DEFAULT_WEB_MAX_BYTES, fetchWebPage } from '../sources/web.js';
-import { readConfig } from '../store/config.js';
+import { policyOf, readConfig } from '../store/config.js';
 import type { TopicSource } from '../store/model.js';
 import { type FileFlag, type FileRecord, isReservedName, RESERVED_NAMES } from '../store/topic-files.js';
 import type { SkippedRecord } from '../store/skipped.js';
@@ -65,6 +67,8 @@ export interface FetchLimits {
   maxTopicBytes?: number;
   webTimeoutMs?: number;
   webMaxBytes?: number;
+  /** The root's network policy and local roots (resolveLimits reads them from tkoma-ref.toml). */
+  policy?: SourcePolicy;
 }
 
 /**
@@ -72,15 +76,52 @@ export interface FetchLimits {
  * explicit FetchLimits from a programmatic caller (tests) wins over all three.
  */
 export async function resolveLimits(root: string, request?: LimitsOverride, explicit: FetchLimits = {}): Promise<{ limits: Limits; fetch: FetchLimits }> {
-  const limits = effectiveLimits((await readConfig(root)).limits, request, {
+  const config = await readConfig(root);
+  const limits = effectiveLimits(config.limits, request, {
     ...(explicit.maxFiles !== undefined ? { max_files: explicit.maxFiles } : {}),
     ...(explicit.maxFileBytes !== undefined ? { max_file_bytes: explicit.maxFileBytes } : {}),
     ...(explicit.maxTopicBytes !== undefined ? { max_topic_bytes: explicit.maxTopicBytes } : {}),
   });
   return {
     limits,
-    fetch: { ...explicit, maxFiles: limits.max_files, maxFileBytes: limits.max_file_bytes, maxTopicBytes: limits.max_topic_bytes },
+    fetch: { policy: policyOf(config), ...explicit, maxFiles: limits.max_files, maxFileBytes: limits.max_file_bytes, maxTopicBytes: limits.max_topic_bytes },
   };
+}
+
+/**
+ * What the policy refuses without any network traffic: local repositories outside
+ * `[sources] local_roots`, and hosts named by an address (or `localhost`) that `[network] allow`
+ * does not open. NOT_ALLOWED before anything is asked or written; names are checked when resolved.
+ */
+export function assertSourcesAllowed(policy: SourcePolicy, sources: readonly Pick<SourceRequest, 'type' | 'url'>[]): void {
+  for (const src of sources) {
+    // npm sources name a package, not an address: they go to the registry npm itself would use.
+    if (src.type === 'npm') continue;
+    if (src.type === 'git') {
+      if (gitUrlScheme(src.url) === 'file') assertLocalRepositoryAllowed(policy, src.url);
+      else {
+        const host = gitHost(src.url);
+        const why = host && literalRefusal(policy, host.host, host.port);
+        if (why) throw notAllowed(redactUrl(src.url), why);
+      }
+      continue;
+    }
+    const url = new URL(src.url);
+    const why = literalRefusal(policy, url.hostname, portOf(url));
+    if (why) throw notAllowed(src.url, why);
+  }
+}
+
+/** Host and port of a network git URL (scp-like included), or null. */
+function gitHost(url: string): { host: string; port: number } | null {
+  const scp = /^(?:[^@/:]+@)([A-Za-z0-9][A-Za-z0-9.-]*):/.exec(url);
+  if (scp && !/^[A-Za-z][A-Za-z0-9+.-]*:\/\//.test(url)) return { host: scp[1]!, port: 22 };
+  try {
+    const parsed = new URL(url);
+    return { host: parsed.hostname, port: portOf(parsed) };
+  } catch {
+    return null;
+  }
 }
 
 /** Budget of a whole topic from FetchLimits (unset caps are unlimited). */
@@ -250,7 +291,7 @@ async function crawlSource(
   update(`crawling ${src.url}`);
   const known = new Map([...(naming.pages ?? [])].map(([url, p]) => [url, { ...(p.etag ? { etag: p.etag } : {}), ...(p.last_modified ? { last_modified: p.last_modified } : {}) }]));
   const result = await crawlSite(src.url, { ...crawl, max_pages: Math.min(crawl.max_pages, Math.max(budget.files, 0)) }, {
-    limits: { timeoutMs: limits.webTimeoutMs, maxBytes: limits.webMaxBytes, maxStoredBytes: limits.maxFileBytes },
+    limits: { timeoutMs: limits.webTimeoutMs, maxBytes: limits.webMaxBytes, maxStoredBytes: limits.maxFileBytes, ...(limits.policy ? { policy: limits.policy } : {}) },
     known,
     onPage: (done, url) => update(`crawled ${done} page${done === 1 ? '' : 's'}: ${url}`),
   });
@@ -354,7 +395,7 @@ export async function fetchOneSource(
       }
       await mkdir(target, { recursive: true });
       // A version range names the newest matching tag; the tag is then fetched like any ref.
-      const tag = src.version ? (await resolveVersionTag(src.url, src.version)).tag : undefined;
+      const tag = src.version ? (await resolveVersionTag(src.url, src.version, { policy: limits.policy })).tag : undefined;
       const spec = tag ? { url: src.url, ref: `refs/tags/${tag}`, ...(src.paths ? { paths: src.paths } : {}) } : src;
       update(`cloning ${repoDisplayName(src.url)}${tag ?? src.ref ? `@${tag ?? src.ref}` : ''}`);
       // Hashed and scanned from the bytes being written: reading 10k files back cost seconds.
@@ -364,6 +405,7 @@ export async function fetchOneSource(
         maxFiles: budget.files,
         maxTotalBytes: budget.bytes,
         keepExisting: true,
+        ...(limits.policy ? { policy: limits.policy } : {}),
         onFile: (path, data) => facts.set(path, factsOf(data)),
         ...(packInto ? { packInto } : {}),
       });
@@ -415,7 +457,12 @@ export async function fetchOneSource(
       await crawlSource(src, src.crawl, destDir, limits, update, budget, naming, fetchedAt, out);
     } else {
       update(`fetching ${src.url}`);
-      const page = await fetchWebPage(src.url, { timeoutMs: limits.webTimeoutMs, maxBytes: limits.webMaxBytes, maxStoredBytes: limits.maxFileBytes });
+      const page = await fetchWebPage(src.url, {
+        timeoutMs: limits.webTimeoutMs,
+        maxBytes: limits.webMaxBytes,
+        maxStoredBytes: limits.maxFileBytes,
+        ...(limits.policy ? { policy: limits.policy } : {}),
+      });
       const name = naming.recorded ?? naming.book.allocate(page.file_name);
       const bytes = Buffer.byteLength(page.markdown);
       const reason =
@@ -438,6 +485,8 @@ export async function fetchOneSource(
     out.ok = true;
   } catch (err) {
     const e = asTkomaError(err);
+    // A policy refusal is the operator's rule, not a flaky source: it stops the whole fetch.
+    if (e.code === 'NOT_ALLOWED') throw e;
     out.error = { code: e.code, message: e.message };
   }
   budget.files -= out.files.length;

@@ -17,7 +17,7 @@ import type { TopicFront, TopicSource } from '../store/model.js';
 import { readManifest, readTopic } from '../store/topic-files.js';
 import { scanTree } from './carry.js';
 import type { SourceRequest } from './request.js';
-import { type FetchedSource, fetchOneSource, type FetchLimits, NameBook, type Naming, resolveLimits, sourcePrefixes } from './fetch.js';
+import { assertSourcesAllowed, type FetchedSource, fetchOneSource, type FetchLimits, NameBook, type Naming, resolveLimits, sourcePrefixes } from './fetch.js';
 
 /** What phase A (no lock) learned about one source. */
 export type Fetched =
@@ -55,6 +55,7 @@ export async function fetchUpstream(root: string, id: string, staging: string, o
   const prefixes = sourcePrefixes(seen.sources);
   // The caps hold for the whole topic: each source gets what the others (as they stand) leave.
   const { limits, fetch } = await resolveLimits(root, undefined, opts.limits);
+  if (fetch.policy) assertSourcesAllowed(fetch.policy, seen.sources);
   const seenManifest = await readManifest(seenDir);
   const holding = seen.sources.map((src, i) => seenManifest.filter((rec) => rec.source_url === src.url && (!prefixes[i] || rec.path.startsWith(`${prefixes[i]}/`))));
   const budgetExcept = (i: number) => {
@@ -91,18 +92,18 @@ export async function fetchUpstream(root: string, id: string, staging: string, o
           // The newest tag matching the version: the same tag at the same commit is up to date.
           update('checking tags');
           try {
-            const t = await resolveVersionTag(src.url, src.version);
+            const t = await resolveVersionTag(src.url, src.version, { policy: fetch.policy });
             if (t.tag === src.ref && t.commit === src.commit) return { kind: 'up_to_date', remote: t.commit, ...(t.upstream ? { upstream: t.upstream } : {}) };
           } catch (err) {
             return { kind: 'failed', error: asTkomaError(err).message };
           }
         } else if (src.type === 'git') {
           update('checking upstream');
-          const remote = await remoteCommit({ url: src.url, ref }).catch(() => undefined);
+          const remote = await remoteCommit({ url: src.url, ref }, { policy: fetch.policy }).catch(() => undefined);
           if (remote && remote === src.commit) return { kind: 'up_to_date', remote };
           if (remote === null && ref !== src.ref) {
             // The branch (tag) is gone; say so, and whether the other kind of that name exists.
-            const other = await remoteCommit({ url: src.url, ref: src.ref }).catch(() => null);
+            const other = await remoteCommit({ url: src.url, ref: src.ref }, { policy: fetch.policy }).catch(() => null);
             const otherRef = `refs/${src.ref_kind === 'tag' ? 'heads' : 'tags'}/${src.ref}`;
             return {
               kind: 'ref_gone',

@@ -13,6 +13,7 @@
  * Crawl-delay, which is then kept between request starts (up to MAX_CRAWL_DELAY_S).
  */
 import { TkomaError } from '../../errors.js';
+import type { SourcePolicy } from '../../net/policy.js';
 import { fetchSmallText, fetchWebPage, type WebPage } from '../web.js';
 import { parseLlmsTxt, parseRobots, parseSitemap, type RobotsRules } from './discovery.js';
 import type { CrawlOptions } from './options.js';
@@ -30,6 +31,8 @@ export interface PageLimits {
   timeoutMs?: number;
   maxBytes?: number;
   maxStoredBytes?: number;
+  /** The root's network policy: every request of the crawl, discovery included, obeys it. */
+  policy?: SourcePolicy;
 }
 
 export interface Discovery {
@@ -89,9 +92,9 @@ export interface CrawlRun {
   onPage?: (done: number, url: string) => void;
 }
 
-async function smallText(url: string, maxBytes = MAX_SMALL_BYTES): Promise<string | null> {
+async function smallText(url: string, policy: SourcePolicy | undefined, maxBytes = MAX_SMALL_BYTES): Promise<string | null> {
   try {
-    const r = await fetchSmallText(url, { maxBytes });
+    const r = await fetchSmallText(url, { maxBytes, ...(policy ? { policy } : {}) });
     return r.text;
   } catch {
     return null; // a site without it, or one that fails to serve it: discovery goes on without
@@ -102,11 +105,11 @@ async function smallText(url: string, maxBytes = MAX_SMALL_BYTES): Promise<strin
  * Phase 1 of a crawl: robots.txt, llms.txt and sitemaps only, never a page. Their requests go
  * through the same checks as pages (fetchSmallText).
  */
-export async function discoverSite(startUrl: string, opts: CrawlOptions): Promise<Discovery> {
+export async function discoverSite(startUrl: string, opts: CrawlOptions, net: { policy?: SourcePolicy } = {}): Promise<Discovery> {
   const start = new URL(startUrl);
   const scope = scopeFor(start, opts);
   const robotsUrl = new URL('/robots.txt', start).href;
-  const robotsText = await smallText(robotsUrl);
+  const robotsText = await smallText(robotsUrl, net.policy);
   const robots = parseRobots(robotsUrl, robotsText);
   const pages = new Map<string, string>();
   const leftOut: Record<string, number> = {};
@@ -126,7 +129,7 @@ export async function discoverSite(startUrl: string, opts: CrawlOptions): Promis
   let llms: string | null = null;
   for (const candidate of [...new Set([new URL(`${scope.prefix}llms.txt`, start).href, new URL('/llms.txt', start).href])]) {
     if (!robots.allowed(candidate)) continue;
-    const text = await smallText(candidate);
+    const text = await smallText(candidate, net.policy);
     if (text !== null && /\]\(/.test(text)) {
       llms = candidate;
       for (const u of parseLlmsTxt(text, candidate)) offer(u);
@@ -149,7 +152,7 @@ export async function discoverSite(startUrl: string, opts: CrawlOptions): Promis
       continue;
     }
     if (parsedOrigin !== start.origin || !robots.allowed(url)) continue; // another host's sitemap is not this site's
-    const xml = await smallText(url, MAX_SITEMAP_BYTES);
+    const xml = await smallText(url, net.policy, MAX_SITEMAP_BYTES);
     if (xml === null || !/<(?:urlset|sitemapindex)[\s>]/i.test(xml)) continue;
     sitemaps.push(url);
     const map = parseSitemap(xml, url);
@@ -183,7 +186,7 @@ function failure(err: unknown): { reason: string; status?: number; error: string
 
 /** Crawls the site: discovery, then pages breadth first within the bound. */
 export async function crawlSite(startUrl: string, opts: CrawlOptions, run: CrawlRun = {}): Promise<CrawlResult> {
-  const discovery = await discoverSite(startUrl, opts);
+  const discovery = await discoverSite(startUrl, opts, { policy: run.limits?.policy });
   const { scope, robots } = discovery;
   const delayMs = Math.min(robots.crawlDelay ?? 0, MAX_CRAWL_DELAY_S) * 1000;
   const concurrency = delayMs > 0 ? 1 : CONCURRENCY;
