@@ -52,10 +52,11 @@ function indexBusy(stderr: string): boolean {
 }
 
 
-export async function git(cwd: string, args: string[], author: CommitAuthor = {}): Promise<string> {
+/** `env`: extra variables (GIT_INDEX_FILE for a temporary index). */
+export async function git(cwd: string, args: string[], author: CommitAuthor = {}, env: NodeJS.ProcessEnv = {}): Promise<string> {
   for (let attempt = 0; ; attempt++) {
     try {
-      return await gitOnce(cwd, args, author);
+      return await gitOnce(cwd, args, author, env);
     } catch (err) {
       if (!(err instanceof TkomaError) || !indexBusy(err.message) || attempt >= 20) throw err;
       await sleep(100);
@@ -63,9 +64,9 @@ export async function git(cwd: string, args: string[], author: CommitAuthor = {}
   }
 }
 
-function gitOnce(cwd: string, args: string[], author: CommitAuthor): Promise<string> {
+function gitOnce(cwd: string, args: string[], author: CommitAuthor, env: NodeJS.ProcessEnv): Promise<string> {
   return new Promise((resolvePromise, reject) => {
-    execFile('git', args, { cwd, env: gitEnv(author), maxBuffer: 256 * 1024 * 1024 }, (err, stdout, stderr) => {
+    execFile('git', args, { cwd, env: { ...gitEnv(author), ...env }, maxBuffer: 256 * 1024 * 1024 }, (err, stdout, stderr) => {
       if (err) {
         const code = (err as NodeJS.ErrnoException).code;
         if (code === 'ENOENT') {
@@ -135,8 +136,8 @@ const PACK_NEW_BLOBS = ['-c', 'core.bigFileThreshold=1'];
  * plain path only hashes each file and finds the blob (0.06–0.10 s). A file whose blob is not
  * there after all (a filter or line-ending rule of the root changed its bytes) is written loose.
  */
-export async function stageAll(root: string, paths: string[], opts: { blobsStored?: boolean } = {}): Promise<void> {
-  await git(root, [...(opts.blobsStored ? [] : PACK_NEW_BLOBS), 'add', '-A', '--', ...paths]);
+export async function stageAll(root: string, paths: string[], opts: { blobsStored?: boolean; env?: NodeJS.ProcessEnv } = {}): Promise<void> {
+  await git(root, [...(opts.blobsStored ? [] : PACK_NEW_BLOBS), 'add', '-A', '--', ...paths], {}, opts.env);
 }
 
 /**
@@ -172,8 +173,8 @@ export async function hasStaged(root: string, paths: string[]): Promise<boolean>
 }
 
 /** Stages `paths` (exact names) even where a .gitignore rule matches them. */
-export async function forceAdd(root: string, paths: string[]): Promise<void> {
-  for (let i = 0; i < paths.length; i += 500) await git(root, [...PACK_NEW_BLOBS, '--literal-pathspecs', 'add', '-f', '--', ...paths.slice(i, i + 500)]);
+export async function forceAdd(root: string, paths: string[], env: NodeJS.ProcessEnv = {}): Promise<void> {
+  for (let i = 0; i < paths.length; i += 500) await git(root, [...PACK_NEW_BLOBS, '--literal-pathspecs', 'add', '-f', '--', ...paths.slice(i, i + 500)], {}, env);
 }
 
 /** The index entries under `paths` as `git ls-files -s -z` prints them (saved before staging, for recovery). */

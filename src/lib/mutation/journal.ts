@@ -16,7 +16,8 @@ import { TkomaError } from '../errors.js';
 import { headCommit } from '../root-git.js';
 import { assertWritable, commandLine, processStart } from '../lock.js';
 
-export const JOURNAL_VERSION = 2;
+/** 3: the commit is built off git's index and the branch moved by compare-and-swap (commit.ts). */
+export const JOURNAL_VERSION = 3;
 
 /** What a path held before the tool first wrote it; recovery puts exactly that back. */
 export interface WriteRecord {
@@ -31,7 +32,7 @@ export interface WriteRecord {
 }
 
 export interface Journal {
-  /** 2: the journal lists the tool's own writes; older journals did not. */
+  /** 2: the journal lists the tool's own writes; older journals did not. 3: see JOURNAL_VERSION. */
   version?: number;
   op: string;
   topic: string | null;
@@ -52,6 +53,9 @@ export interface Journal {
   staged?: string[];
   /** File name, in the backup folder, of `git ls-files -s -z -- <staged>` before staging. */
   index?: string;
+  /** Version 3: the branch the commit goes onto, and the commit, recorded just before the branch moves. */
+  branch?: string;
+  commit?: string;
 }
 
 export function journalDir(root: string): string {

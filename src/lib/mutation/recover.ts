@@ -15,6 +15,7 @@ import { chmodSync, existsSync, mkdirSync, renameSync, rmSync, statSync, symlink
 import { basename, dirname, join, relative } from 'node:path';
 
 import { clearStaleGitLocks, gitSync, headCommit } from '../root-git.js';
+import { readRootGitState } from '../root-state.js';
 import { heldByThisProcess, holderAlive, lockPath, readHolder, tryAcquire } from '../lock.js';
 import { pidAlive } from '../process.js';
 import { LOCK_LEFTOVER, recoveryLooksAt } from './leftovers.js';
@@ -28,8 +29,20 @@ function journalAlive(j: Journal): boolean {
   return holderAlive({ pid: j.pid, hostname: j.hostname, start: j.start });
 }
 
-/** Did a commit after the journal's HEAD touch its paths? Then the mutation landed: keep it. */
+/**
+ * Did the mutation's commit land? Version 3: its recorded commit is on its branch (an older
+ * journal: a commit after the journal's HEAD touched its paths). Then keep it.
+ */
 export function landed(root: string, j: Journal): boolean {
+  if ((j.version ?? 1) >= 3) {
+    if (!j.commit || !j.branch) return false;
+    try {
+      gitSync(root, ['merge-base', '--is-ancestor', j.commit, `refs/heads/${j.branch}`]);
+      return true;
+    } catch {
+      return false;
+    }
+  }
   const head = headCommit(root);
   if (head === null || head === j.head) return false;
   if (j.head === null) return true;
@@ -42,23 +55,44 @@ export function landed(root: string, j: Journal): boolean {
 
 const NO_OBJECT = '0'.repeat(40);
 
-function parseEntries(text: string): Map<string, string> {
-  const out = new Map<string, string>();
+/** `git ls-files -s -z` output → path → its entries (one per stage, in order). */
+function parseEntries(text: string): Map<string, string[]> {
+  const out = new Map<string, string[]>();
   for (const line of text.split('\0')) {
     const tab = line.indexOf('\t');
-    if (tab > 0) out.set(line.slice(tab + 1), line);
+    if (tab > 0) out.set(line.slice(tab + 1), [...(out.get(line.slice(tab + 1)) ?? []), line]);
   }
   return out;
 }
 
-/** Puts the index entries of `staged` back as saved before `git add`; other entries are not touched. */
+/**
+ * Puts the index entries of `staged` back as saved before `git add`, stages included (a path
+ * whose entries differ is cleared, then gets all its saved entries); other entries are not touched.
+ * Only journals before version 3 staged into git's index before the commit.
+ */
 function restoreIndex(root: string, staged: string[], saved: string): void {
   const before = parseEntries(saved);
   const now = parseEntries(gitSync(root, ['ls-files', '-s', '-z', '--', ...staged]));
   const lines: string[] = [];
   for (const path of now.keys()) if (!before.has(path)) lines.push(`0 ${NO_OBJECT} 0\t${path}`);
-  for (const [path, line] of before) if (now.get(path) !== line) lines.push(line);
+  for (const [path, entries] of before) {
+    if (now.get(path)?.join('\0') === entries.join('\0')) continue;
+    lines.push(`0 ${NO_OBJECT} 0\t${path}`, ...entries);
+  }
   if (lines.length > 0) gitSync(root, ['update-index', '-z', '--index-info'], lines.join('\0') + '\0');
+}
+
+/**
+ * A commit that landed while git's index still holds the entries from before it (the writer died
+ * between moving the branch and updating the index): the entries of its paths follow the commit,
+ * unless someone changed them since or HEAD is elsewhere now.
+ */
+function followCommit(root: string, j: Journal): void {
+  if (!j.commit || !j.branch || !j.staged || !j.index) return;
+  const saved = readBackup(root, j.op, j.index);
+  if (!saved || gitSync(root, ['ls-files', '-s', '-z', '--', ...j.staged]) !== saved.toString('utf8')) return;
+  if (readRootGitState(root, { unmerged: false }).branch !== j.branch) return;
+  gitSync(root, ['reset', '-q', j.commit, '--', ...j.staged]);
 }
 
 /** Writes `data` to `abs` by temp file + rename, so a crash here leaves the old or the new bytes. */
@@ -96,9 +130,10 @@ export function restore(root: string, j: Journal): void {
   const aside = j.aside ? join(root, j.aside) : null;
   if (landed(root, j)) {
     if (aside) rmSync(aside, { recursive: true, force: true });
+    followCommit(root, j);
     return;
   }
-  if (j.staged && j.index) {
+  if (j.staged && j.index && (j.version ?? 1) < 3) {
     const saved = readBackup(root, j.op, j.index);
     if (saved) restoreIndex(root, j.staged, saved.toString('utf8'));
   }

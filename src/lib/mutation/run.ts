@@ -8,14 +8,15 @@
  * On failure (here, or in the next command after a SIGKILL) recovery undoes exactly what the
  * journal says the tool wrote: see recover.ts and docs/concepts/locking-and-recovery.md.
  */
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { dirname, join, relative } from 'node:path';
 
 import { TkomaError } from '../errors.js';
-import { type CommitAuthor, commitStaged, forceAdd, git, hasStaged, indexEntries, stageAll } from '../root-git.js';
+import { type CommitAuthor, headCommit, indexEntries } from '../root-git.js';
 import { commandLine, withLock } from '../lock.js';
-import { assertRootIdle } from '../root-state.js';
+import { assertRootIdle, readRootGitState } from '../root-state.js';
+import { commitOntoBranch } from './commit.js';
 import { crashPoint } from './crash.js';
 import { anchorStateIgnore } from './ignore.js';
 import { checkRelPath, type Journal, journalFile, newJournal, removeJournal, saveIndex, saveWrite, writeJournal } from './journal.js';
@@ -25,7 +26,7 @@ import { ensureMergeDrivers, MERGE_DRIVERS_OP } from '../sync/install.js';
 export interface MutationSpec {
   op: string;
   topicId?: string;
-  /** What the mutation is about (default: the topic's folder): a commit touching these after HEAD means it landed. */
+  /** What the mutation is about (default: the topic's folder): the git-state guard checks them for unmerged entries; a swap (setAside) commits them whole. */
   paths?: string[];
   author: CommitAuthor;
   command?: string;
@@ -73,6 +74,8 @@ export async function runMutation<T>(root: string, spec: MutationSpec, fn: (ctx:
     async () => {
       crashPoint(`${spec.op}:locked`);
       const useGit = !spec.noGit && existsSync(join(root, '.git'));
+      let branch: string | null = null;
+      let parent: string | null = null;
       const paths = spec.paths ?? [`references/${spec.topicId}`];
       if (useGit) {
         recoverRoot(root);
@@ -80,6 +83,9 @@ export async function runMutation<T>(root: string, spec: MutationSpec, fn: (ctx:
         assertRootIdle(root, paths);
         if (spec.op !== 'anchor-ignore') await anchorStateIgnore(root);
         if (spec.op !== 'anchor-ignore' && spec.op !== MERGE_DRIVERS_OP) await ensureMergeDrivers(root);
+        // The branch the commit must land on, and its tip as the mutation starts.
+        branch = readRootGitState(root, { unmerged: false }).branch;
+        parent = headCommit(root);
       }
       const file = journalFile(root, spec.op);
       let journal: Journal | null = null;
@@ -136,15 +142,25 @@ export async function runMutation<T>(root: string, spec: MutationSpec, fn: (ctx:
             // Again just before the commit: the operator may have started a merge meanwhile.
             assertRootIdle(root, scope);
             j.staged = scope;
+            // Git's index as it was, for recovery of a commit that landed before git's index followed it.
             j.index = saveIndex(root, spec.op, await indexEntries(root, scope));
             writeJournal(root, j);
-            await stageAll(root, written, { blobsStored });
-            if (tracked.length > 0) await forceAdd(root, tracked);
-            if (spec.topicId && scope.includes(`references/${spec.topicId}`)) await trackManifest(root, `references/${spec.topicId}`);
-            if (await hasStaged(root, scope)) {
-              crashPoint(`${spec.op}:staged`);
-              commit = await commitStaged(root, out.message, spec.author, scope);
-            }
+            crashPoint(`${spec.op}:staged`);
+            commit = await commitOntoBranch(root, {
+              branch: branch!,
+              parent,
+              written,
+              tracked,
+              ...(spec.topicId && scope.includes(`references/${spec.topicId}`) ? { topicDir: `references/${spec.topicId}` } : {}),
+              blobsStored,
+              message: out.message,
+              author: spec.author,
+              beforeMove: (c) => {
+                j.branch = branch!;
+                j.commit = c;
+                writeJournal(root, j);
+              },
+            });
             crashPoint(`${spec.op}:committed`);
           }
         } catch (err) {
@@ -168,30 +184,4 @@ export async function runMutation<T>(root: string, spec: MutationSpec, fn: (ctx:
     },
     { command },
   );
-}
-
-/**
- * Every file the topic's manifest lists (and topic.md, the manifest) is in the commit, whatever
- * a .gitignore says: a fetched repository's own ignore files, or an operator's rule, must not
- * silently keep reference files out of the history (a clone would then lack them).
- */
-async function trackManifest(root: string, dir: string): Promise<void> {
-  let text: string;
-  try {
-    text = readFileSync(join(root, dir, '.tkoma-files.jsonl'), 'utf8');
-  } catch {
-    return;
-  }
-  const wanted = new Set([`${dir}/topic.md`, `${dir}/.tkoma-files.jsonl`, `${dir}/.tkoma-skipped.jsonl`]);
-  for (const line of text.split('\n')) {
-    try {
-      const rec = JSON.parse(line) as { path?: unknown };
-      if (typeof rec.path === 'string') wanted.add(`${dir}/${rec.path}`);
-    } catch {
-      // a damaged line names no file
-    }
-  }
-  const tracked = new Set((await git(root, ['ls-files', '-z', '--', dir])).split('\0'));
-  const missing = [...wanted].filter((p) => !tracked.has(p) && existsSync(join(root, p)));
-  if (missing.length > 0) await forceAdd(root, missing);
 }

@@ -1,0 +1,201 @@
+/**
+ * The commit step of runMutation. The commit a mutation reports is reachable from the branch it
+ * started on, or the mutation fails: an operator's checkout, reset or commit racing it can make it
+ * fail (or build again on the new tip), never make it vanish (issue 23).
+ *
+ *  1. the tree is built in a temporary index seeded from the branch tip (`read-tree -m` over a
+ *     copy of git's index, so unchanged files keep their stat data), plus exactly the paths the
+ *     mutation wrote: git's own index, with whatever the operator staged or left unmerged, is not
+ *     touched, so a failure before the branch moves has nothing of git's to undo;
+ *  2. `commit-tree` makes the commit (signed when `commit.gpgSign` says so; no hooks, as before);
+ *  3. under git's own index lock (so the operator's porcelain waits for these few steps): HEAD
+ *     must still be the branch, no operation in progress; the branch is moved with a
+ *     compare-and-swap `update-ref <branch> <new> <old>`; a branch that moved meanwhile without
+ *     touching our paths gets the commit rebuilt on its new tip, otherwise ROOT_BUSY;
+ *  4. git's index entries of our paths are set to the commit (what `git commit -- <paths>` did).
+ */
+import { closeSync, copyFileSync, existsSync, openSync, readFileSync, renameSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+
+import { TkomaError } from '../errors.js';
+import { type CommitAuthor, forceAdd, git, stageAll } from '../root-git.js';
+import { assertRootIdle, gitDirOf } from '../root-state.js';
+import { stagingPath } from './journal.js';
+
+export interface CommitRequest {
+  /** The branch the mutation started on, and its tip then (null: no commit yet). */
+  branch: string;
+  parent: string | null;
+  /** Staged as they are in the work tree (`git add -A`). */
+  written: string[];
+  /** Staged even where a .gitignore rule matches them. */
+  tracked: string[];
+  /** A topic folder whose manifest's files must all be tracked (trackManifest). */
+  topicDir?: string;
+  blobsStored: boolean;
+  message: string;
+  author: CommitAuthor;
+  /** Called with the commit before the branch moves: the journal records it, so recovery can tell whether it landed. */
+  beforeMove(commit: string): void;
+}
+
+const RETRIES = 5;
+
+/** Commits `req` onto its branch; the new commit, or null when the tree did not change. */
+export async function commitOntoBranch(root: string, req: CommitRequest): Promise<string | null> {
+  const gitDir = gitDirOf(root);
+  if (!gitDir) throw new TkomaError('GIT_FAILED', `${root} is not a git repository`);
+  const scope = [...req.written, ...req.tracked];
+  const sign = await signing(root);
+  let parent = req.parent;
+  for (let attempt = 0; ; attempt++) {
+    const tmp = stagingPath(root, 'index');
+    let commit: string;
+    try {
+      const tree = await buildTree(root, gitDir, parent, req, tmp);
+      const parentTree = parent ? (await git(root, ['rev-parse', `${parent}^{tree}`])).trim() : null;
+      if (tree === parentTree) return null;
+      const args = ['commit-tree', ...(sign ? ['-S'] : []), tree, ...(parent ? ['-p', parent] : []), '-m', req.message];
+      commit = (await git(root, args, req.author)).trim();
+    } finally {
+      rmSync(tmp, { force: true });
+    }
+    req.beforeMove(commit);
+    const lock = await lockIndex(gitDir);
+    let moved = false;
+    try {
+      const head = readFileSync(join(gitDir, 'HEAD'), 'utf8').trim();
+      if (head !== `ref: refs/heads/${req.branch}`) {
+        throw new TkomaError('ROOT_BUSY', `HEAD left the branch \`${req.branch}\` while this change was being made (a checkout): nothing was committed; \`git checkout ${req.branch}\` and run it again`, {
+          state: head.startsWith('ref:') ? 'switched' : 'detached',
+          branch: req.branch,
+        });
+      }
+      assertRootIdle(root, scope);
+      const tip = await branchTip(root, req.branch);
+      if (tip !== parent) {
+        if (attempt < RETRIES && tip && parent && (await untouched(root, parent, tip, scope))) {
+          parent = tip; // an operator's commit elsewhere: build ours on top of it
+          continue;
+        }
+        throw new TkomaError('ROOT_BUSY', `the branch \`${req.branch}\` moved while this change was being made (a commit, reset or pull touching the same files): nothing was committed; run it again`, {
+          state: 'moved',
+          branch: req.branch,
+        });
+      }
+      await git(root, ['update-ref', '-m', `tkoma-ref: ${req.message.split('\n')[0]}`, `refs/heads/${req.branch}`, commit, parent ?? '0'.repeat(40)]);
+      moved = true;
+      // Landed. Git's index entries of our paths follow the commit, written into the lock file
+      // we hold and renamed into place as git itself does; failing that, they stay as they were.
+      try {
+        copyFileSync(join(gitDir, 'index'), lock);
+        await git(root, ['reset', '-q', commit, '--', ...scope], {}, { GIT_INDEX_FILE: lock });
+        renameSync(lock, join(gitDir, 'index'));
+      } catch {
+        // The branch has the commit; `git status` shows these paths as changed until the next add.
+      }
+      return commit;
+    } catch (err) {
+      if (moved) return commit;
+      throw err;
+    } finally {
+      rmSync(lock, { force: true });
+    }
+  }
+}
+
+/** The temporary index: the tip's tree (stat data of git's index kept), plus the mutation's paths. */
+async function buildTree(root: string, gitDir: string, parent: string | null, req: CommitRequest, tmp: string): Promise<string> {
+  const env = { GIT_INDEX_FILE: tmp };
+  if (parent === null) await git(root, ['read-tree', '--empty'], {}, env);
+  else {
+    try {
+      if (!existsSync(join(gitDir, 'index'))) throw new Error('no index');
+      copyFileSync(join(gitDir, 'index'), tmp);
+      await git(root, ['read-tree', '-m', parent], {}, env);
+    } catch {
+      // Unmerged entries elsewhere (a stash pop that conflicted) refuse -m: read the tree plain.
+      rmSync(tmp, { force: true });
+      await git(root, ['read-tree', parent], {}, env);
+    }
+  }
+  await stageAll(root, req.written, { blobsStored: req.blobsStored, env });
+  if (req.tracked.length > 0) await forceAdd(root, req.tracked, env);
+  if (req.topicDir) await trackManifest(root, req.topicDir, env);
+  return (await git(root, ['write-tree'], {}, env)).trim();
+}
+
+/**
+ * Every file the topic's manifest lists (and topic.md, the manifest) is in the commit, whatever
+ * a .gitignore says: a fetched repository's own ignore files, or an operator's rule, must not
+ * silently keep reference files out of the history (a clone would then lack them).
+ */
+async function trackManifest(root: string, dir: string, env: NodeJS.ProcessEnv): Promise<void> {
+  let text: string;
+  try {
+    text = readFileSync(join(root, dir, '.tkoma-files.jsonl'), 'utf8');
+  } catch {
+    return;
+  }
+  const wanted = new Set([`${dir}/topic.md`, `${dir}/.tkoma-files.jsonl`, `${dir}/.tkoma-skipped.jsonl`]);
+  for (const line of text.split('\n')) {
+    try {
+      const rec = JSON.parse(line) as { path?: unknown };
+      if (typeof rec.path === 'string') wanted.add(`${dir}/${rec.path}`);
+    } catch {
+      // a damaged line names no file
+    }
+  }
+  const tracked = new Set((await git(root, ['ls-files', '-z', '--', dir], {}, env)).split('\0'));
+  const missing = [...wanted].filter((p) => !tracked.has(p) && existsSync(join(root, p)));
+  if (missing.length > 0) await forceAdd(root, missing, env);
+}
+
+async function signing(root: string): Promise<boolean> {
+  try {
+    return (await git(root, ['config', '--type=bool', '--get', 'commit.gpgSign'])).trim() === 'true';
+  } catch {
+    return false; // unset
+  }
+}
+
+async function branchTip(root: string, branch: string): Promise<string | null> {
+  try {
+    return (await git(root, ['rev-parse', '--verify', '-q', `refs/heads/${branch}^{commit}`])).trim() || null;
+  } catch {
+    return null;
+  }
+}
+
+/** `tip` descends from `parent` and its commits since leave `scope` alone. */
+async function untouched(root: string, parent: string, tip: string, scope: string[]): Promise<boolean> {
+  try {
+    await git(root, ['merge-base', '--is-ancestor', parent, tip]);
+    return (await git(root, ['diff', '--name-only', parent, tip, '--', ...scope])).trim() === '';
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Takes git's own index lock (`index.lock`, created exclusively as git does), waiting a little
+ * for an operator's git that holds it; returns its path.
+ */
+async function lockIndex(gitDir: string): Promise<string> {
+  const lock = join(gitDir, 'index.lock');
+  for (let attempt = 0; ; attempt++) {
+    try {
+      closeSync(openSync(lock, 'wx'));
+      return lock;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST' || attempt >= 100) {
+        if ((err as NodeJS.ErrnoException).code === 'EEXIST') {
+          throw new TkomaError('LOCKED', `git's index is locked (${lock}): another git is running in the knowledge root; run it again when it is done`, { lock });
+        }
+        throw err;
+      }
+      await sleep(100);
+    }
+  }
+}
