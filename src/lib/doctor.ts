@@ -139,11 +139,12 @@ export async function runDoctor(root: string, opts: { bin?: string } = {}): Prom
     checks.push({ name: 'root', status: 'fail', message: `${root}: git cannot read the repository (${(err as Error).message.split('\n')[0]})`, hint: 'run `git status` there to see why' });
   }
   if (head) {
+    const gitState = await gitStateCheck(root);
     checks.push({
       name: 'root',
       status: dirty.length ? 'warn' : 'ok',
       message: `${root}: ${topics} topic folder${topics === 1 ? '' : 's'}, HEAD ${head}${dirty.length ? `, ${dirty.length} uncommitted change${dirty.length === 1 ? '' : 's'}` : ', clean'}`,
-      ...(dirty.length ? { hint: 'hand edits are fine: commands never revert them; commit them with git when you are done' } : {}),
+      ...(dirty.length && gitState.status === 'ok' ? { hint: 'hand edits are fine: commands never revert them; commit them with git when you are done' } : {}),
       details: { head, topics, uncommitted: dirty.slice(0, 20) },
     });
     const remotes = (await git(root, 'remote', '-v').catch(() => ''))
@@ -156,6 +157,7 @@ export async function runDoctor(root: string, opts: { bin?: string } = {}): Prom
       message: remotes.length ? remotes.map(([n, u]) => `${n} ${u}`).join(', ') : 'no git remote: this knowledge root is not shared (git remote add origin <url> to share it)',
       details: { remotes: remotes.map(([name, url]) => ({ name, url })) },
     });
+    checks.push(gitState);
   }
   checks.push(lockCheck(root, 'write'), lockCheck(root, 'index'));
   const journal = join(stateDir(root), 'journal');
@@ -188,4 +190,34 @@ export async function runDoctor(root: string, opts: { bin?: string } = {}): Prom
     message: existsSync(serveInfo) ? 'a `serve`/`watch` process has registered (.tkoma/serve.json); searches ask it first' : 'no `serve`/`watch` running: searches load the index themselves',
   });
   return { root, ok: !checks.some((c) => c.status === 'fail'), checks, mcp: mcpConfig(root, opts.bin) };
+}
+
+/**
+ * Where git stands in the root: the branch (or a detached HEAD), an operation in progress,
+ * unmerged paths and files with conflict markers, and the branch against its upstream. Anything
+ * that stops mutations (ROOT_BUSY) or serves conflicts is a warning, never a green check.
+ */
+async function gitStateCheck(root: string): Promise<Check> {
+  const { busyReason, conflictedPaths, readRootGitState, upstreamCounts } = await import('./root-state.js');
+  const state = readRootGitState(root);
+  const conflicts = await conflictedPaths(root, { deep: true });
+  const up = await upstreamCounts(root);
+  const busy = busyReason(state);
+  const where = state.branch ? `on branch ${state.branch}` : 'on a detached HEAD';
+  const track = up ? `, ${up.ahead} ahead and ${up.behind} behind ${up.upstream}` : '';
+  const details = {
+    branch: state.branch,
+    detached: state.branch === null,
+    operation: state.operation,
+    unmerged: state.unmerged,
+    conflicted: conflicts.length > 0,
+    conflicts,
+    ...(up ?? {}),
+  };
+  if (busy) return { name: 'git-state', status: 'warn', message: `${where}${track}: ${busy.message}`, hint: 'changes answer ROOT_BUSY until then; reading still works', details };
+  if (conflicts.length > 0) {
+    const shown = conflicts.length <= 3 ? conflicts.join(', ') : `${conflicts.slice(0, 3).join(', ')} and ${conflicts.length - 3} more`;
+    return { name: 'git-state', status: 'warn', message: `${where}${track}; conflict markers in ${shown}`, hint: 'resolve the markers by hand (or `git checkout --theirs/--ours -- <path>`) and commit; search marks those hits conflicted', details };
+  }
+  return { name: 'git-state', status: 'ok', message: `${where}${track}, nothing in progress`, details };
 }

@@ -13,7 +13,7 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
 
 import { TkomaError } from './errors.js';
-import { gitSync } from './root-git.js';
+import { git, gitSync } from './root-git.js';
 
 /** A git operation that stopped half-way and waits for the operator. */
 export type GitOperation = 'merge' | 'rebase' | 'am' | 'cherry-pick' | 'revert' | 'bisect';
@@ -159,4 +159,54 @@ export function rootStateNote(root: string, opts: { unmerged?: boolean } = {}): 
   if (state.branch === null) return 'the knowledge root is on a detached HEAD: you read an older state, and changes are refused until `git checkout main`';
   if (state.unmerged.length) return `the knowledge root has unmerged paths (${listPaths(state.unmerged)}): those files may hold conflict markers`;
   return null;
+}
+
+/** Git's conflict markers in a text: a `<<<<<<< ` line, later `=======`, later `>>>>>>> `. */
+export function hasConflictMarkers(text: string): boolean {
+  const start = text.search(/^<<<<<<< /m);
+  if (start < 0) return false;
+  const mid = text.slice(start).search(/^=======\r?$/m);
+  return mid >= 0 && /^>>>>>>> /m.test(text.slice(start + mid));
+}
+
+/**
+ * Conflicted paths under `references/` (root-relative, sorted): unmerged index entries, and with
+ * `deep`, tracked files whose work-tree text holds conflict markers (one `git grep`, for doctor
+ * and index status; a hand-resolved file committed with its markers still counts).
+ */
+export async function conflictedPaths(root: string, opts: { deep?: boolean } = {}): Promise<string[]> {
+  const out = new Set(gitDirOf(root) ? unmergedPaths(root, ['references']) : []);
+  if (opts.deep && gitDirOf(root)) {
+    try {
+      const found = await git(root, ['grep', '-l', '-z', '-I', '--all-match', '-e', '^<<<<<<< ', '-e', '^=======$', '-e', '^>>>>>>> ', '--', 'references']);
+      for (const p of found.split('\0')) if (p) out.add(p);
+    } catch {
+      // exit 1: nothing found
+    }
+  }
+  return [...out].sort();
+}
+
+/** `references/<id>/<path>` entries grouped by topic id, paths relative to the topic. */
+export function byTopic(paths: string[]): Map<string, string[]> {
+  const out = new Map<string, string[]>();
+  for (const p of paths) {
+    const m = /^references\/([^/]+)\/(.+)$/.exec(p);
+    if (m) out.set(m[1], [...(out.get(m[1]) ?? []), m[2]]);
+  }
+  return out;
+}
+
+/**
+ * How the root's branch stands against its upstream (`git rev-list --left-right --count`), or
+ * null without a branch or an upstream.
+ */
+export async function upstreamCounts(root: string): Promise<{ upstream: string; ahead: number; behind: number } | null> {
+  try {
+    const upstream = (await git(root, ['rev-parse', '--abbrev-ref', '--symbolic-full-name', '@{upstream}'])).trim();
+    const [ahead, behind] = (await git(root, ['rev-list', '--left-right', '--count', 'HEAD...@{upstream}'])).trim().split(/\s+/).map(Number);
+    return { upstream, ahead, behind };
+  } catch {
+    return null;
+  }
 }

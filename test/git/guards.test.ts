@@ -37,11 +37,11 @@ function edit(root: string, rel: string, from: RegExp, to: string): void {
 function divergedBranches(root: string): void {
   git(root, 'checkout', '-q', '-b', 'side');
   edit(root, 'references/t1/README.md', /Baseline words\./, 'Side words.');
-  edit(root, 'references/t2/topic.md', /\+\+\+\s*$/, '+++\n\nSide note.\n');
+  edit(root, 'references/t2/topic.md', /^# Topic t2$/m, '# Topic t2\n\nSide note.');
   git(root, 'commit', '-q', '-am', 'side edits');
   git(root, 'checkout', '-q', 'main');
   edit(root, 'references/t1/README.md', /Baseline words\./, 'Main words.');
-  edit(root, 'references/t2/topic.md', /\+\+\+\s*$/, '+++\n\nMain note.\n');
+  edit(root, 'references/t2/topic.md', /^# Topic t2$/m, '# Topic t2\n\nMain note.');
   git(root, 'commit', '-q', '-am', 'main edits');
 }
 
@@ -76,6 +76,28 @@ const STATES: { name: string; state: string; make: (root: string) => void; unmer
     },
   },
 ];
+
+/**
+ * A merge's conflicts are visible everywhere: t1's fetched README and t2's topic.md body hold
+ * markers and unmerged entries.
+ */
+async function expectConflictsVisible(root: string): Promise<void> {
+  const list = await cli(['topic', 'list', '--json'], { root });
+  const byId = Object.fromEntries((list.json as { topic_id: string; conflicts?: string[] }[]).map((t) => [t.topic_id, t]));
+  expect(byId.t1).toMatchObject({ conflicted: true, conflicts: ['README.md'] });
+  expect(byId.t2).toMatchObject({ conflicted: true, conflicts: ['topic.md'] });
+  const status = await cli(['index', 'status', '--json'], { root });
+  expect(status.json.conflicts).toEqual([
+    { topic_id: 't1', path: 'README.md' },
+    { topic_id: 't2', path: 'topic.md' },
+  ]);
+  // Search: the hit with markers says so; a topic note with markers is not served as the note.
+  const hits = await cli(['search', 'words', '--topic', 't1', '--json'], { root });
+  expect(hits.code, hits.stderr).toBe(0);
+  expect(hits.json.results.find((h: { path: string }) => h.path === 'README.md')).toMatchObject({ conflicted: true });
+  const note = await cli(['search', 'note', '--topic', 't2', '--json'], { root });
+  expect(note.json.topic).toMatchObject({ topic_id: 't2', conflicted: true, body: '' });
+}
 
 describe('mutations refuse a root whose git is mid-operation (ROOT_BUSY)', () => {
   const tmp = tmpDir('tkoma-git-guards-');
@@ -134,6 +156,12 @@ describe('mutations refuse a root whose git is mid-operation (ROOT_BUSY)', () =>
       const show = await cli(['topic', 'show', 't1', '--json'], { root });
       expect(show.code, show.stderr).toBe(0);
       expect(show.json.root_warning).toMatch(s.state === 'detached' ? /detached HEAD/ : new RegExp(`middle of a ${s.state}`));
+      // Doctor: never a green check on this root.
+      const doctor = await cli(['doctor', '--json'], { root });
+      const check = (doctor.json.checks as { name: string; status: string; details: Record<string, unknown> }[]).find((c) => c.name === 'git-state')!;
+      expect(check.status).toBe('warn');
+      expect(check.details).toMatchObject(s.state === 'detached' ? { detached: true, operation: null } : { detached: s.state === 'rebase', operation: s.state, conflicted: true });
+      if (s.unmerged) await expectConflictsVisible(root);
     });
   }
 

@@ -142,12 +142,16 @@ export async function toReferenceHits(
       ...untrustedFor(rec, text.start, text.start + text.lines.length - 1),
       ...(k.also_in ? { also_in: k.also_in } : {}),
       ...(k.more ? { more_in_file: k.more.map((r) => ({ start_line: r.start, end_line: r.end })) } : {}),
+      // A merge's markers in the hit's lines: the text is two versions at once, not the file.
+      ...(text.lines.some((l) => CONFLICT_LINE.test(l)) ? { conflicted: true as const } : {}),
     };
     if (opts.explain) hit.explain = h.explain;
     out.push(hit);
   }
   return out;
 }
+
+const CONFLICT_LINE = /^(<<<<<<<|>>>>>>>) /;
 
 function staleOnce(known: Map<object, boolean>, front: Parameters<typeof staleness>[0], now: Date): boolean {
   let yes = known.get(front);

@@ -7,7 +7,7 @@
 import type { Role } from '../chunking/types.js';
 import type { Embedder } from '../embedding/types.js';
 import { type ErrorCode, TkomaError } from '../errors.js';
-import { rootStateNote } from '../root-state.js';
+import { hasConflictMarkers, rootStateNote } from '../root-state.js';
 import { type FileStatus, staleness } from '../store/model.js';
 import { type BrokenTopic, type LoadedTopic, loadAllTopics } from '../store/topic-files.js';
 import { DEFAULT_CONTEXT_MAX_CHARS, type HitContext, MAX_CONTEXT_LINES, parseContext } from './context.js';
@@ -86,11 +86,14 @@ export interface ReferenceHit {
   also_in?: string[];
   /** Further matching line ranges of this file, folded into this hit (at most two hits per file are listed). */
   more_in_file?: { start_line: number; end_line: number }[];
+  /** The hit's lines hold git conflict markers (an unfinished merge of this file). */
+  conflicted?: true;
   explain?: Explain;
 }
 
 export interface ReferenceSearchResult {
-  topic: { topic_id: string; title: string; body: string; is_stale: boolean; stale_since: string | null; status: string } | null;
+  /** `conflicted`: topic.md holds conflict markers, so its body is withheld (empty) until they are resolved. */
+  topic: { topic_id: string; title: string; body: string; is_stale: boolean; stale_since: string | null; status: string; conflicted?: true } | null;
   topics_searched: string[];
   results: ReferenceHit[];
   vector_search: VectorSearchInfo;
@@ -262,9 +265,10 @@ export async function searchReferences(root: string, req: ReferenceSearchRequest
       ? {
           topic_id: chosen.front.id,
           title: chosen.front.title,
-          body: chosen.body,
+          body: hasConflictMarkers(chosen.body) ? '' : chosen.body,
           ...staleness(chosen.front, now),
           status: chosen.front.status,
+          ...(hasConflictMarkers(chosen.body) ? { conflicted: true as const } : {}),
         }
       : null,
     topics_searched: indexes.map((x) => x.topic.front.id),

@@ -1,7 +1,7 @@
 /** Read-only views of topics: list, recent, show, get. No index, no models: cheap to call. */
 
 import { TkomaError } from '../errors.js';
-import { rootStateNote } from '../root-state.js';
+import { byTopic, hasConflictMarkers, rootStateNote, unmergedPaths } from '../root-state.js';
 import { readInside } from '../safety/paths.js';
 import { untrustedFor, untrustedSummary } from '../safety/warnings.js';
 import { displayTags, displayTitle } from '../safety/text.js';
@@ -32,6 +32,9 @@ export interface TopicListEntry {
   upstream_version?: string;
   /** Present when something about the note needs the operator (e.g. an unreadable fetched_at). */
   warnings?: string[];
+  /** Unmerged files or conflict markers in the topic (a merge, a stash pop): `conflicts` names them, relative to the topic. */
+  conflicted?: true;
+  conflicts?: string[];
 }
 
 /**
@@ -42,6 +45,8 @@ export interface BrokenListEntry {
   topic_id: string;
   status: 'broken';
   error: BrokenTopic['error'];
+  conflicted?: true;
+  conflicts?: string[];
 }
 
 function listEntry(front: TopicFront, now: Date): TopicListEntry {
@@ -76,9 +81,10 @@ function joinedField<K extends string>(key: K, values: (string | undefined)[]): 
 export async function listTopics(root: string, opts: { includeObsolete?: boolean; now?: Date } = {}): Promise<{ topics: TopicListEntry[]; broken: BrokenTopic[] }> {
   const { topics, broken } = await loadAllTopics(root);
   const now = opts.now ?? new Date();
+  const conflicts = topicConflicts(root, topics);
   const entries = topics
     .filter((t) => opts.includeObsolete || t.front.status !== 'obsolete')
-    .map((t) => listEntry(t.front, now))
+    .map((t) => withConflicts(listEntry(t.front, now), conflicts.get(t.front.id)))
     .sort((a, b) => (a.fetched_at < b.fetched_at ? 1 : a.fetched_at > b.fetched_at ? -1 : a.topic_id < b.topic_id ? -1 : 1));
   return { topics: entries, broken };
 }
@@ -86,7 +92,24 @@ export async function listTopics(root: string, opts: { includeObsolete?: boolean
 /** `topic list --json`: the healthy topics, then every broken one with its error. */
 export async function listTopicsJson(root: string, opts: { includeObsolete?: boolean; now?: Date } = {}): Promise<{ entries: (TopicListEntry | BrokenListEntry)[]; broken: BrokenTopic[] }> {
   const { topics, broken } = await listTopics(root, opts);
-  return { entries: [...topics, ...broken.map((b): BrokenListEntry => ({ topic_id: b.topic_id, status: 'broken', error: b.error }))], broken };
+  const conflicts = topicConflicts(root, []);
+  return { entries: [...topics, ...broken.map((b): BrokenListEntry => withConflicts({ topic_id: b.topic_id, status: 'broken', error: b.error }, conflicts.get(b.topic_id)))], broken };
+}
+
+/**
+ * Topic id → its conflicted files: unmerged index entries under references/ (one `git ls-files
+ * -u`), and a topic.md whose body holds conflict markers.
+ */
+function topicConflicts(root: string, topics: readonly LoadedTopic[]): Map<string, string[]> {
+  const out = byTopic(unmergedPaths(root, ['references']));
+  for (const t of topics) {
+    if (hasConflictMarkers(t.body) && !out.get(t.front.id)?.includes(TOPIC_FILE)) out.set(t.front.id, [...(out.get(t.front.id) ?? []), TOPIC_FILE]);
+  }
+  return out;
+}
+
+function withConflicts<E extends object>(entry: E, paths: string[] | undefined): E & { conflicted?: true; conflicts?: string[] } {
+  return paths?.length ? { ...entry, conflicted: true, conflicts: paths } : entry;
 }
 
 /** The seed's prompt block: the most recently fetched non-obsolete topics. */
@@ -123,7 +146,7 @@ export async function showTopic(root: string, id: string): Promise<TopicShow> {
   const { front, body, dir }: LoadedTopic = await readTopic(root, validateTopicIdField(id));
   const manifest = new Map((await readManifest(dir)).map((r) => [r.path, r]));
   return {
-    ...listEntry(front, new Date()),
+    ...withConflicts(listEntry(front, new Date()), topicConflicts(root, [{ front, body, dir }]).get(front.id)),
     trust_score: front.trust_score,
     created_at: front.created_at,
     sources: front.sources,
