@@ -8,10 +8,10 @@
  *     mutation wrote: git's own index, with whatever the operator staged or left unmerged, is not
  *     touched, so a failure before the branch moves has nothing of git's to undo;
  *  2. `commit-tree` makes the commit (signed when `commit.gpgSign` says so; no hooks, as before);
- *  3. under git's own index lock (so the operator's porcelain waits for these few steps): HEAD
- *     must still be the branch, no operation in progress; the branch is moved with a
- *     compare-and-swap `update-ref <branch> <new> <old>`; a branch that moved meanwhile without
- *     touching our paths gets the commit rebuilt on its new tip, otherwise ROOT_BUSY;
+ *  3. all of it under git's own index lock (the operator's porcelain waits, as for any commit):
+ *     first HEAD must still be the branch, no operation in progress; a branch that moved since
+ *     the mutation started by commits that leave our paths alone is built on, otherwise
+ *     ROOT_BUSY; then the branch is moved with a compare-and-swap `update-ref <b> <new> <old>`;
  *  4. git's index entries of our paths are set to the commit (what `git commit -- <paths>` did).
  */
 import { closeSync, copyFileSync, existsSync, openSync, readFileSync, renameSync, rmSync } from 'node:fs';
@@ -40,18 +40,39 @@ export interface CommitRequest {
   beforeMove(commit: string): void;
 }
 
-const RETRIES = 5;
-
 /** Commits `req` onto its branch; the new commit, or null when the tree did not change. */
 export async function commitOntoBranch(root: string, req: CommitRequest): Promise<string | null> {
   const gitDir = gitDirOf(root);
   if (!gitDir) throw new TkomaError('GIT_FAILED', `${root} is not a git repository`);
   const scope = [...req.written, ...req.tracked];
   const sign = await signing(root);
-  let parent = req.parent;
-  for (let attempt = 0; ; attempt++) {
+  // Git's own index lock for the whole step: the operator's checkout, stash or commit cannot move
+  // HEAD or the branch between the checks and the move (they wait, as for any git commit).
+  const lock = await lockIndex(gitDir);
+  let commit: string | null = null;
+  let moved = false;
+  try {
+    const head = readFileSync(join(gitDir, 'HEAD'), 'utf8').trim();
+    if (head !== `ref: refs/heads/${req.branch}`) {
+      throw new TkomaError('ROOT_BUSY', `HEAD left the branch \`${req.branch}\` while this change was being made (a checkout): nothing was committed; \`git checkout ${req.branch}\` and run it again`, {
+        state: head.startsWith('ref:') ? 'switched' : 'detached',
+        branch: req.branch,
+      });
+    }
+    assertRootIdle(root, scope);
+    let parent = req.parent;
+    const tip = await branchTip(root, req.branch);
+    if (tip !== parent) {
+      // Commits of the operator's that leave our paths alone: ours goes on top of them.
+      if (!tip || !parent || !(await untouched(root, parent, tip, scope))) {
+        throw new TkomaError('ROOT_BUSY', `the branch \`${req.branch}\` moved while this change was being made (a commit, reset or pull touching the same files): nothing was committed; run it again`, {
+          state: 'moved',
+          branch: req.branch,
+        });
+      }
+      parent = tip;
+    }
     const tmp = stagingPath(root, 'index');
-    let commit: string;
     try {
       const tree = await buildTree(root, gitDir, parent, req, tmp);
       const parentTree = parent ? (await git(root, ['rev-parse', `${parent}^{tree}`])).trim() : null;
@@ -62,46 +83,25 @@ export async function commitOntoBranch(root: string, req: CommitRequest): Promis
       rmSync(tmp, { force: true });
     }
     req.beforeMove(commit);
-    const lock = await lockIndex(gitDir);
-    let moved = false;
+    // Compare-and-swap all the same: `git update-ref`, a fetch into the branch or another
+    // worktree move it without the index lock.
+    await git(root, ['update-ref', '-m', `tkoma-ref: ${req.message.split('\n')[0]}`, `refs/heads/${req.branch}`, commit, parent ?? '0'.repeat(40)]);
+    moved = true;
+    // Landed. Git's index entries of our paths follow the commit, written into the lock file we
+    // hold and renamed into place as git itself does; failing that, they stay as they were.
     try {
-      const head = readFileSync(join(gitDir, 'HEAD'), 'utf8').trim();
-      if (head !== `ref: refs/heads/${req.branch}`) {
-        throw new TkomaError('ROOT_BUSY', `HEAD left the branch \`${req.branch}\` while this change was being made (a checkout): nothing was committed; \`git checkout ${req.branch}\` and run it again`, {
-          state: head.startsWith('ref:') ? 'switched' : 'detached',
-          branch: req.branch,
-        });
-      }
-      assertRootIdle(root, scope);
-      const tip = await branchTip(root, req.branch);
-      if (tip !== parent) {
-        if (attempt < RETRIES && tip && parent && (await untouched(root, parent, tip, scope))) {
-          parent = tip; // an operator's commit elsewhere: build ours on top of it
-          continue;
-        }
-        throw new TkomaError('ROOT_BUSY', `the branch \`${req.branch}\` moved while this change was being made (a commit, reset or pull touching the same files): nothing was committed; run it again`, {
-          state: 'moved',
-          branch: req.branch,
-        });
-      }
-      await git(root, ['update-ref', '-m', `tkoma-ref: ${req.message.split('\n')[0]}`, `refs/heads/${req.branch}`, commit, parent ?? '0'.repeat(40)]);
-      moved = true;
-      // Landed. Git's index entries of our paths follow the commit, written into the lock file
-      // we hold and renamed into place as git itself does; failing that, they stay as they were.
-      try {
-        copyFileSync(join(gitDir, 'index'), lock);
-        await git(root, ['reset', '-q', commit, '--', ...scope], {}, { GIT_INDEX_FILE: lock });
-        renameSync(lock, join(gitDir, 'index'));
-      } catch {
-        // The branch has the commit; `git status` shows these paths as changed until the next add.
-      }
-      return commit;
-    } catch (err) {
-      if (moved) return commit;
-      throw err;
-    } finally {
-      rmSync(lock, { force: true });
+      copyFileSync(join(gitDir, 'index'), lock);
+      await git(root, ['reset', '-q', commit, '--', ...scope], {}, { GIT_INDEX_FILE: lock });
+      renameSync(lock, join(gitDir, 'index'));
+    } catch {
+      // The branch has the commit; `git status` shows these paths as changed until the next add.
     }
+    return commit;
+  } catch (err) {
+    if (moved) return commit;
+    throw err;
+  } finally {
+    rmSync(lock, { force: true });
   }
 }
 
