@@ -1,7 +1,7 @@
 /**
  * The commit a mutation reports is on the branch it started on, or the mutation fails cleanly.
- * A real `topic update` is held just before its commit (the `hold@` test hook: it goes on when
- * a byte arrives on stdin) while the test acts as the operator with real git: a checkout that
+ * A real `topic update` is held just before its commit (the shared hold hook, src/lib/hold.ts:
+ * it goes on when a file appears) while the test acts as the operator with real git: a checkout that
  * detaches HEAD, a commit elsewhere, an amend of the tip. Also: unmerged entries in another topic
  * (a stash pop that conflicted) do not stop a mutation, and are left exactly as they were.
  */
@@ -14,7 +14,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cli, git, makeRepo, tmpDir } from '../helpers/fixtures.js';
 import { createArgs, mustRun, start } from '../helpers/crash.js';
 
-const HOLD = { TKOMA_REF_CRASH_AT: 'hold@update:staged' };
 
 describe('a mutation racing the operator at its commit', () => {
   const tmp = tmpDir('tkoma-git-cas-');
@@ -30,11 +29,12 @@ describe('a mutation racing the operator at its commit', () => {
 
   /** Starts `topic update t1 --tag <tag>` held before its commit; `go()` lets it finish. */
   async function held(tag: string) {
-    const run = start(['topic', 'update', 't1', '--tag', tag, '--json'], { root, env: HOLD, stdin: true });
+    const until = join(tmp.path, `go-${tag}`);
+    const run = start(['topic', 'update', 't1', '--tag', tag, '--json'], { root, env: { TKOMA_REF_HOLD_AT: 'update:staged', TKOMA_REF_HOLD_UNTIL: until } });
     await run.waitForStderr(/held at update:staged/);
     return {
       go: async () => {
-        run.child.stdin!.end('x');
+        writeFileSync(until, '');
         return run.done;
       },
     };

@@ -18,11 +18,11 @@ export interface Running {
   done: Promise<CliResult & { signal: NodeJS.Signals | null }>;
 }
 
-/** Like fixtures.cli, but returns at once so the test can signal the process (or write to its stdin: `stdin`). */
-export function start(args: string[], opts: { root: string; env?: Record<string, string>; stdin?: boolean }): Running {
+/** Like fixtures.cli, but returns at once so the test can signal the process. */
+export function start(args: string[], opts: { root: string; env?: Record<string, string> }): Running {
   const child = spawn(process.execPath, [BIN, ...args, '--root', opts.root], {
     env: { ...process.env, TKOMA_REF_EMBEDDER: 'none', NO_COLOR: '1', ...opts.env },
-    stdio: [opts.stdin ? 'pipe' : 'ignore', 'pipe', 'pipe'],
+    stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stdout = '';
   let stderr = '';

@@ -5,7 +5,7 @@
  * (before the journal is removed); commands add their own (`create:moved`, `refresh:aside`, ...),
  * and a sync `index:writing` (a segment being written).
  */
-import { readSync, writeSync } from 'node:fs';
+import { writeSync } from 'node:fs';
 
 import { envSetting } from '../settings.js';
 
@@ -14,8 +14,7 @@ export const sleepSync = (ms: number): void => void Atomics.wait(new Int32Array(
 /**
  * SIGKILL this process when TKOMA_REF_CRASH_AT names `point`; with `pause@<point>` it prints
  * `tkoma-ref: paused at <point>` on stderr and blocks there until a signal from outside ends it
- * (the tests send SIGINT/SIGTERM while a mutation holds the lock and its journal); with
- * `hold@<point>` it prints `tkoma-ref: held at <point>` and goes on once a byte arrives on stdin.
+ * (the tests send SIGINT/SIGTERM while a mutation holds the lock and its journal).
  */
 export function crashPoint(point: string): void {
   const wanted = envSetting('crashAt');
@@ -27,14 +26,5 @@ export function crashPoint(point: string): void {
   if (wanted.includes(`pause@${point}`)) {
     writeSync(2, `tkoma-ref: paused at ${point}\n`);
     for (;;) sleepSync(1000);
-  }
-  if (wanted.includes(`hold@${point}`)) {
-    // Until a byte arrives on stdin: the race tests act as the operator meanwhile, then let go.
-    writeSync(2, `tkoma-ref: held at ${point}\n`);
-    try {
-      readSync(0, Buffer.alloc(1));
-    } catch {
-      // no stdin: go on
-    }
   }
 }

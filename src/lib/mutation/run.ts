@@ -17,6 +17,7 @@ import { type CommitAuthor, headCommit, indexEntries } from '../root-git.js';
 import { commandLine, withLock } from '../lock.js';
 import { assertRootIdle, readRootGitState } from '../root-state.js';
 import { commitOntoBranch } from './commit.js';
+import { holdPoint } from '../hold.js';
 import { crashPoint } from './crash.js';
 import { anchorStateIgnore } from './ignore.js';
 import { checkRelPath, type Journal, journalFile, newJournal, removeJournal, saveIndex, saveWrite, writeJournal } from './journal.js';
@@ -146,6 +147,7 @@ export async function runMutation<T>(root: string, spec: MutationSpec, fn: (ctx:
             j.index = saveIndex(root, spec.op, await indexEntries(root, scope));
             writeJournal(root, j);
             crashPoint(`${spec.op}:staged`);
+            await holdPoint(`${spec.op}:staged`); // tests act as the operator racing the commit here
             commit = await commitOntoBranch(root, {
               branch: branch!,
               parent,
