@@ -11,7 +11,7 @@ import { join } from 'node:path';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { cli, git, makeRepo, tmpDir } from '../helpers/fixtures.js';
+import { allowLocalSources, cli, git, makeRepo, tmpDir } from '../helpers/fixtures.js';
 import { createArgs, mustRun, start } from '../helpers/crash.js';
 
 
@@ -22,6 +22,7 @@ describe('a mutation racing the operator at its commit', () => {
 
   beforeAll(async () => {
     await mustRun(['init', '--json'], root);
+    allowLocalSources(root);
     await mustRun(createArgs('t1', makeRepo(join(tmp.path, 'u1'), { 'README.md': '# One\n' }).url), root);
     await mustRun(createArgs('t2', makeRepo(join(tmp.path, 'u2'), { 'README.md': '# Two\n' }).url), root);
   });

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { cli, git, makeRepo, tmpDir } from '../helpers/fixtures.js';
+import { allowLocalSources, cli, git, makeRepo, tmpDir } from '../helpers/fixtures.js';
 import { createArgs, mustRun } from '../helpers/crash.js';
 
 const TOPICS = ['t1', 't2', 't3'];
@@ -35,6 +35,7 @@ describe('the index follows the operator\'s git', () => {
 
   beforeAll(async () => {
     await mustRun(['init', '--json'], root);
+    allowLocalSources(root);
     for (const [i, t] of TOPICS.entries()) {
       await mustRun(createArgs(t, makeRepo(join(tmp.path, `u${i}`), { 'README.md': `# ${t}\n\nWord${t} baseline text.\n` }).url), root);
     }
