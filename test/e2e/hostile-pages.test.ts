@@ -9,7 +9,7 @@ import { join } from 'node:path';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { BIN, cli, git, makeRepo, tmpDir } from '../helpers/fixtures.js';
+import { allowLocalSources, BIN, cli, git, makeRepo, tmpDir } from '../helpers/fixtures.js';
 import { send, startServer, type TestServer } from '../helpers/http-server.js';
 
 /** Phase 1 then phase 2 of `topic create`, as an operator approving at once would. */
@@ -49,6 +49,7 @@ describe('hostile pages and damaged state, round three (CLI, real server)', () =
   beforeAll(async () => {
     server = await startServer();
     expect((await cli(['init', '--json'], { root })).code).toBe(0);
+    allowLocalSources(root);
   });
   afterAll(async () => {
     await server?.close();

@@ -13,7 +13,7 @@ import { join } from 'node:path';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { cli, makeRepo, tmpDir } from '../helpers/fixtures.js';
+import { allowLocalSources, cli, makeRepo, tmpDir } from '../helpers/fixtures.js';
 import { RawClient } from '../helpers/mcp.js';
 
 const tmp = tmpDir('tkoma-mcp-churn-');
@@ -34,6 +34,7 @@ async function releaseUntil<T>(done: Promise<T>): Promise<T> {
 
 beforeAll(async () => {
   expect((await cli(['init'], { root })).code).toBe(0);
+  allowLocalSources(root);
   for (const [title, text] of [
     ['Alpha', '# Alpha\n\nAlpha gears mesh at the fulcrum.\n'],
     ['Beta', '# Beta\n\nBeta pulleys lift with rope.\n'],

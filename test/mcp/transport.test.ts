@@ -9,7 +9,7 @@ import { join } from 'node:path';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { cli, makeRepo, tmpDir } from '../helpers/fixtures.js';
+import { allowLocalSources, cli, makeRepo, tmpDir } from '../helpers/fixtures.js';
 import { RawClient } from '../helpers/mcp.js';
 
 const tmp = tmpDir('tkoma-mcp-transport-');
@@ -18,6 +18,7 @@ let c: RawClient;
 
 beforeAll(async () => {
   expect((await cli(['init'], { root })).code).toBe(0);
+  allowLocalSources(root);
   const repo = makeRepo(join(tmp.path, 'up'), { 'README.md': '# Levers\n\nA lever multiplies force around a fulcrum.\n' });
   const r = await cli(['topic', 'create', '--yes', '--json', '--title', 'Levers', '--git', repo.url], { root });
   expect(r.code, r.stdout + r.stderr).toBe(0);

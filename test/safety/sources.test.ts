@@ -21,7 +21,7 @@ import { gitUrlScheme, validateGitUrl, validateRef } from '../../src/lib/sources
 import { fetchWebPage } from '../../src/lib/sources/web.js';
 import { isPrivateHost, redirectProblem } from '../../src/lib/sources/web-url.js';
 import { git, makeRepo, tmpDir } from '../helpers/fixtures.js';
-import { send, startServer, type TestServer } from '../helpers/http-server.js';
+import { LOCAL_POLICY, send, startServer, type TestServer } from '../helpers/http-server.js';
 
 /** Writes a tree object from entries; names are taken as given (git mktree does not check them). */
 function mktree(cwd: string, entries: { mode: string; type: 'blob' | 'tree'; oid: string; name: string }[]): string {
@@ -195,7 +195,7 @@ describe('hostile web pages', () => {
         'text/html; charset=utf-8',
       ),
     );
-    const res = await fetchWebPage(server.url('/hidden'));
+    const res = await fetchWebPage(server.url('/hidden'), { policy: LOCAL_POLICY });
     expect(res.markdown).not.toContain('Ignore all previous instructions');
     expect(res.markdown).not.toContain('Note to AI agents');
     expect(res.hidden_text).toHaveLength(3);
@@ -214,7 +214,7 @@ describe('hostile web pages', () => {
       ),
     );
     const before = server.seen.length;
-    await fetchWebPage(server.url('/bait'));
+    await fetchWebPage(server.url('/bait'), { policy: LOCAL_POLICY });
     expect(server.seen.slice(before)).toEqual(['GET /bait']);
   });
 
@@ -228,7 +228,7 @@ describe('hostile web pages', () => {
       res.writeHead(302, { location: server.url('/landing') }).end();
     });
     server.route('/landing', send(page(''), 'text/html'));
-    expect((await fetchWebPage(server.url('/hop'))).final_url).toBe(server.url('/landing'));
+    expect((await fetchWebPage(server.url('/hop'), { policy: LOCAL_POLICY })).final_url).toBe(server.url('/landing'));
   });
 
   it('classifies private and public hosts', () => {

@@ -9,6 +9,7 @@ import { TkomaError } from '../../src/lib/errors.js';
 import { fetchGitSource, probeGitSource, remoteCommit, type GitSourceSpec } from '../../src/lib/sources/git.js';
 import { GitFailure, runGit } from '../../src/lib/sources/git-run.js';
 import { makeFixture, type Fixture } from '../helpers/git-repos.js';
+import { LOCAL_POLICY } from '../helpers/http-server.js';
 
 async function errorOf(p: Promise<unknown>): Promise<TkomaError> {
   try {
@@ -144,7 +145,7 @@ describe('unreachable repositories', () => {
   });
 
   it('a refused connection, without leaking credentials', async () => {
-    const err = await errorOf(probeGitSource({ url: `http://alice:s3cret@127.0.0.1:${closedPort}/repo.git` }));
+    const err = await errorOf(probeGitSource({ url: `http://alice:s3cret@127.0.0.1:${closedPort}/repo.git` }, { policy: LOCAL_POLICY }));
     expect(err.code).toBe('SOURCE_UNREACHABLE');
     const shown = JSON.stringify(err.toJSON());
     expect(shown).not.toContain('s3cret');
@@ -152,13 +153,13 @@ describe('unreachable repositories', () => {
   });
 
   it('an ssh remote that refuses the connection fails without prompting', async () => {
-    const err = await errorOf(probeGitSource({ url: `ssh://git@127.0.0.1:${closedPort}/repo.git` }, { timeoutMs: 30_000 }));
+    const err = await errorOf(probeGitSource({ url: `ssh://git@127.0.0.1:${closedPort}/repo.git` }, { timeoutMs: 30_000, policy: LOCAL_POLICY }));
     expect(err.code).toBe('SOURCE_UNREACHABLE');
     expect(err.details.timed_out).toBe(false);
   });
 
   it('a server that never answers ends at the timeout', async () => {
-    const err = await errorOf(remoteCommit({ url: `http://127.0.0.1:${silentPort}/repo.git` }, { timeoutMs: 1500 }));
+    const err = await errorOf(remoteCommit({ url: `http://127.0.0.1:${silentPort}/repo.git` }, { timeoutMs: 1500, policy: LOCAL_POLICY }));
     expect(err.code).toBe('SOURCE_UNREACHABLE');
     expect(err.details.timed_out).toBe(true);
   });
