@@ -16,7 +16,7 @@
  * Topic titles are what a ghost would write from the repository's description ("zod: TypeScript-
  * first schema declaration …"), so the topic notes know the library, not its identifiers.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
@@ -26,6 +26,7 @@ import { initRoot } from '../src/lib/store/root.js';
 import { createTopic } from '../src/lib/topics/create.js';
 import { validateCreateRequest } from '../src/lib/topics/request.js';
 import { repoFromFiles } from './lib/corpus.js';
+import { allowLocalFolder } from './lib/kb.js';
 import { stderrProgress, topicReady } from './lib/kb.js';
 import { isMain } from './lib/main.js';
 import { evaluate, type Qrels, type Run } from './lib/metrics.js';
@@ -62,6 +63,8 @@ export async function crossRoot(set: CrossSet, workDir: string, reuse: boolean, 
   const { rmSync } = await import('node:fs');
   rmSync(root, { recursive: true, force: true });
   await initRoot(root);
+  mkdirSync(join(workDir, 'repo-qa'), { recursive: true });
+  allowLocalFolder(root, join(workDir, 'repo-qa'));
   for (const spec of set.repos) {
     const files = [...packageFiles(spec)];
     const repo = await repoFromFiles(join(workDir, 'repo-qa', spec.name, 'repo'), `${spec.name}:${files.length}:${files.reduce((n, [, c]) => n + c.length, 0)}`, () => files);

@@ -21,7 +21,12 @@ import { human } from './stats.js';
  * its folder under `[sources] local_roots` (the policy refuses file:// sources elsewhere), committed.
  */
 export function allowLocalRepository(root: string, repoUrl: string): void {
-  const folder = realpathSync(dirname(fileURLToPath(repoUrl)));
+  allowLocalFolder(root, dirname(fileURLToPath(repoUrl)));
+}
+
+/** Every repository under `folder` may be a source of this root (`[sources] local_roots`), committed. */
+export function allowLocalFolder(root: string, dir: string): void {
+  const folder = realpathSync(dir);
   appendFileSync(join(root, 'tkoma-ref.toml'), `\n[sources]\nlocal_roots = [${JSON.stringify(folder)}]\n`);
   const env = { ...process.env, GIT_AUTHOR_NAME: 'bench', GIT_AUTHOR_EMAIL: 'bench@localhost', GIT_COMMITTER_NAME: 'bench', GIT_COMMITTER_EMAIL: 'bench@localhost' };
   execFileSync('git', ['commit', '-q', '-m', 'allow the bench repository', '--', 'tkoma-ref.toml'], { cwd: root, env, stdio: 'ignore' });

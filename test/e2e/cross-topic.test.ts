@@ -9,7 +9,7 @@ import { join, relative } from 'node:path';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { cli, makeRepo, PROJECT, tmpDir } from '../helpers/fixtures.js';
+import { allowLocalSources, cli, makeRepo, PROJECT, tmpDir } from '../helpers/fixtures.js';
 import { call, connect, type Connected } from '../helpers/mcp.js';
 
 /** The installed package's files under `sub` (node_modules of its own left out). */
@@ -35,6 +35,7 @@ describe('search across topics: exact identifiers, comparable scores, the right 
 
   beforeAll(async () => {
     expect((await cli(['init', '--json'], { root })).code).toBe(0);
+    allowLocalSources(root);
     const repos = {
       'topic-widget-pool': makeRepo(join(tmp.path, 'widget'), {
         'docs/pool.md': '# Widget pool\n\nSet `maxSockets` to bound concurrency: the pool opens at most that many sockets per host.\n',

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { expectClean } from '../helpers/crash.js';
-import { cli, git, makeRepo, tmpDir } from '../helpers/fixtures.js';
+import { allowLocalSources, cli, git, makeRepo, tmpDir } from '../helpers/fixtures.js';
 import { npmPack, type PackedVersion, startRegistry, type TestRegistry } from '../helpers/npm-registry.js';
 
 const readme = (v: string) => `# leftish ${v}\n\nPads strings on the left. Version marker leftish-${v.replace(/\./g, '-')}.\n`;
@@ -202,6 +202,7 @@ describe('git sources with a version range over tags', () => {
     git(repo.dir, 'tag', 'v0.7.0');
     const init = await cli(['init', '--json'], { root });
     expect(init.code).toBe(0);
+    allowLocalSources(root);
   });
   afterAll(() => tmp.cleanup());
 
