@@ -8,7 +8,7 @@ import { join } from 'node:path';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { cli, makeRepo, tmpDir } from '../helpers/fixtures.js';
+import { allowLocalSources, cli, makeRepo, tmpDir } from '../helpers/fixtures.js';
 
 const section = (n: number): string =>
   `## Deploy step ${n}\n\nTo deploy the app, run the deploy command for target ${n}; the deploy bundles assets and uploads them.\n`;
@@ -29,6 +29,7 @@ describe('answers at a glance', () => {
       'packages/core/src/lib.rs': 'pub fn render() -> String {\n    String::from("ui")\n}\n',
     });
     expect((await cli(['init', '--json'], { root })).code).toBe(0);
+    allowLocalSources(root);
     const req = { topic_id: id, title: 'UI kit', sources: [{ type: 'git', url: repo.url }] };
     const r = await cli(['topic', 'create', '--yes', '--json', '--input', JSON.stringify(req)], { root });
     expect(r.code, r.stderr).toBe(0);

@@ -12,7 +12,7 @@ import { join } from 'node:path';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { BIN, cli, makeRepo, tmpDir } from '../helpers/fixtures.js';
+import { allowLocalSources, BIN, cli, makeRepo, tmpDir } from '../helpers/fixtures.js';
 
 const tmp = tmpDir('tkoma-state-');
 const root = join(tmp.path, 'kb');
@@ -20,6 +20,7 @@ const topicDir = (): string => join(root, '.tkoma', 'index', 'topics', 'topic-le
 
 beforeAll(async () => {
   expect((await cli(['init'], { root })).code).toBe(0);
+  allowLocalSources(root);
   const repo = makeRepo(join(tmp.path, 'up'), { 'README.md': '# Levers\n\nThe fulcrum balances the lever.\n' });
   const r = await cli(['topic', 'create', '--yes', '--json', '--title', 'Levers', '--git', repo.url], { root });
   expect(r.code, r.stdout + r.stderr).toBe(0);
