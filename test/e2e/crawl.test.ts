@@ -118,4 +118,43 @@ describe('crawling a documentation site (CLI, real site on 127.0.0.1)', () => {
     expect(r.code, r.stderr).toBe(0);
     expect(r.json.results[0].path).toMatch(new RegExp(`^${folder}/docs/(minimatch|picomatch)\\.md$`));
   });
+
+  it('refresh asks with If-None-Match / If-Modified-Since: 304 pages stay, changed ones are rewritten, gone ones removed and listed, new ones added', async () => {
+    const dir = join(root, 'references', id);
+    const before = readFileSync(join(dir, folder, 'docs', 'picomatch.md'), 'utf8');
+    site.setPage('minimatch', '# minimatch, rewritten\n\nThe guide changed upstream: brace expansion moved.\n');
+    site.setPage('semver', null); // gone: 404 from now on, and out of the sitemap
+    site.setPage('new-guide', '# A new guide\n\nAppeared after the first crawl.\n'); // in the sitemap from now on
+    site.log.length = 0;
+    site.notModified.length = 0;
+
+    const dry = await cli(['refresh', id, '--dry-run', '--json'], { root });
+    expect(dry.code, dry.stderr).toBe(0);
+    expect(dry.json.topics[0]).toMatchObject({ added: [`${folder}/docs/new-guide.md`], changed: [`${folder}/docs/minimatch.md`], removed: [`${folder}/docs/semver.md`] });
+    expect(readFileSync(join(dir, folder, 'docs', 'minimatch.md'), 'utf8')).not.toContain('rewritten');
+
+    site.log.length = 0;
+    site.notModified.length = 0;
+    const r = await cli(['refresh', id, '--json'], { root });
+    expect(r.code, r.stderr).toBe(0);
+    const result = r.json.topics[0];
+    expect(result).toMatchObject({ added: 1, changed: 1, removed: 1 });
+    const crawl = result.sources[0].crawl;
+    expect(crawl.added).toEqual([`${folder}/docs/new-guide.md`]);
+    expect(crawl.changed).toEqual([`${folder}/docs/minimatch.md`]);
+    expect(crawl.removed).toEqual([`${folder}/docs/semver.md`]);
+    expect(crawl.skipped_pages).toContainEqual({ url: `${site.base}/docs/semver`, reason: 'http_404' });
+    // Only what changed came back with a body: every other page with validators answered 304.
+    // (A page is asked for by the spelling found first: llms.txt names the guides' `.md` twins.)
+    const page = (path: string) => path.replace(/\.md$/, '');
+    const bodies = site.log.filter((l) => / 200$/.test(l) && l.startsWith('GET /docs/') && !l.startsWith('GET /docs/llms.txt')).map((l) => page(l.split(' ')[1]!)).sort();
+    expect(bodies).toEqual(['/docs/', '/docs/minimatch', '/docs/moved-here', '/docs/new-guide']);
+    expect(new Set(site.notModified.map(page))).toEqual(new Set(['/docs/a', '/docs/moved-here', '/docs/loop-1', '/docs/loop-2', '/docs/deep', ...DOC_PACKAGES.filter((p) => p !== 'minimatch' && p !== 'semver').map((p) => `/docs/${p}`)]));
+    // Unchanged pages are the bytes they were; the changed one is new; the gone one is gone.
+    expect(readFileSync(join(dir, folder, 'docs', 'picomatch.md'), 'utf8')).toBe(before);
+    expect(readFileSync(join(dir, folder, 'docs', 'minimatch.md'), 'utf8')).toContain('rewritten');
+    expect(filesUnder(dir)).not.toContain(`${folder}/docs/semver.md`);
+    expect(filesUnder(dir)).toContain(`${folder}/docs/new-guide.md`);
+    expect(git(root, 'status', '--porcelain')).toBe('');
+  });
 });

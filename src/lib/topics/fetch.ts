@@ -286,7 +286,7 @@ async function crawlSource(
   fetchedAt: string,
   out: FetchedSource,
 ): Promise<void> {
-  const { crawlSite } = await import('../sources/crawl/crawl.js');
+  const { crawlSite, markdownLinks } = await import('../sources/crawl/crawl.js');
   const { pageFileName } = await import('../sources/crawl/urls.js');
   update(`crawling ${src.url}`);
   const known = new Map([...(naming.pages ?? [])].map(([url, p]) => [url, { ...(p.etag ? { etag: p.etag } : {}), ...(p.last_modified ? { last_modified: p.last_modified } : {}) }]));
@@ -294,6 +294,11 @@ async function crawlSource(
     limits: { timeoutMs: limits.webTimeoutMs, maxBytes: limits.webMaxBytes, maxStoredBytes: limits.maxFileBytes, ...(limits.policy ? { policy: limits.policy } : {}) },
     known,
     onPage: (done, url) => update(`crawled ${done} page${done === 1 ? '' : 's'}: ${url}`),
+    storedLinks: async (key) => {
+      const stored = naming.pages?.get(key);
+      if (!stored || !naming.storedDir) return [];
+      return markdownLinks(await readFile(join(naming.storedDir, stored.path), 'utf8').catch(() => ''));
+    },
   });
   let kept = 0; // bytes of this crawl's pages so far
   for (const page of result.pages) {

@@ -67,8 +67,14 @@ export async function fetchUpstream(root: string, id: string, staging: string, o
   const claimedNow: string[] = [];
   const namingFor = (i: number): Naming => {
     const own = new Set(holding[i].map((rec) => rec.path));
+    const book = new NameBook([...seenNames.filter((p) => !own.has(p)), ...claimedNow]);
+    if (seen.sources[i].crawl) {
+      // A crawl: every page keeps its name, and is asked for with the validators it was stored with.
+      const pages = new Map(holding[i].filter((rec) => rec.page_url).map((rec) => [rec.page_url!, { path: rec.path, ...(rec.etag ? { etag: rec.etag } : {}), ...(rec.last_modified ? { last_modified: rec.last_modified } : {}) }]));
+      return { book, pages, storedDir: seenDir };
+    }
     const recorded = seen.sources[i].type === 'web' ? holding[i][0]?.path : undefined;
-    return { book: new NameBook([...seenNames.filter((p) => !own.has(p)), ...claimedNow]), ...(recorded ? { recorded } : {}) };
+    return { book, ...(recorded ? { recorded } : {}) };
   };
   const outcomes: Fetched[] = [];
   for (let i = 0; i < seen.sources.length; i++) {
@@ -114,7 +120,7 @@ export async function fetchUpstream(root: string, id: string, staging: string, o
           }
         }
         const dir = join(staging, String(i));
-        const spec = src.type === 'npm' || src.version ? versionSpec(src) : { type: src.type, url: src.url, ...(ref ? { ref } : {}), ...(src.paths ? { paths: src.paths } : {}) };
+        const spec = src.type === 'npm' || src.version ? versionSpec(src) : { type: src.type, url: src.url, ...(ref ? { ref } : {}), ...(src.paths ? { paths: src.paths } : {}), ...(src.crawl ? { crawl: src.crawl } : {}) };
         const fetched = await fetchOneSource(spec, prefixes[i], dir, fetch, update, budgetExcept(i), namingFor(i), undefined, resolved);
         if (fetched.ok) {
           holding[i] = fetched.files;

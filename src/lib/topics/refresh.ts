@@ -47,7 +47,7 @@ import type { Limits } from '../safety/limits.js';
 import { assertNoLinks, removeInside } from '../safety/paths.js';
 import { untrustedSummary, withUntrustedWarnings } from '../safety/warnings.js';
 import { changedEntries, inodeAt, placeEntry, scanTree, type TreeScan } from './carry.js';
-import { type FetchLimits, NameBook, sha256, skippedRecords, sourcePrefixes } from './fetch.js';
+import { type CrawlSummary, type FetchLimits, NameBook, sha256, skippedRecords, sourcePrefixes } from './fetch.js';
 import { type SkipReport, skipReport } from './skip-report.js';
 import { fetchUpstream } from './refresh-fetch.js';
 import { indexTopics } from './indexing.js';
@@ -65,6 +65,8 @@ export interface SourceRefresh {
   /** npm and git tags: the version the files are at, `3.23.8 → 3.24.1` when the refresh moved it. */
   version?: string;
   error?: string;
+  /** A crawl: what it found and did, and the pages it added, changed and removed (gone upstream: 404/410, or no longer linked). */
+  crawl?: CrawlSummary & { added: string[]; changed: string[]; removed: string[]; unchanged: number };
 }
 
 export interface RefreshResult {
@@ -241,6 +243,7 @@ async function refreshHeld(root: string, id: string, opts: RefreshOptions): Prom
           sourceUpdates.set(i, upd);
           skippedNow.push(...skippedRecords(f.skipped));
           const d = diffRecords(owned, f.files);
+          if (f.crawl) report.crawl = { ...f.crawl, added: d.added.map((x) => x.path), changed: d.changed.map((x) => x.path), removed: d.removed.map((x) => x.path), unchanged: d.unchanged.length };
           // A new file never takes a name another source, or a file nobody fetched, holds now.
           const own = new Set(owned.map((rec) => rec.path));
           const book = new NameBook([...[...before.keys(), ...manifest.map((rec) => rec.path)].filter((p) => !own.has(p)), ...addedNow]);

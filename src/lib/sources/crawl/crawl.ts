@@ -90,6 +90,16 @@ export interface CrawlRun {
   /** Keys of pages stored before (refresh): asked with If-None-Match / If-Modified-Since. */
   known?: ReadonlyMap<string, KnownPage>;
   onPage?: (done: number, url: string) => void;
+  /**
+   * The links of a page stored before (read from its stored markdown): a 304 carries no body, and
+   * pages reached only through an unchanged page must still be found.
+   */
+  storedLinks?: (key: string) => Promise<string[]>;
+}
+
+/** Link targets of stored markdown (`[text](https://…)`), absolute as the conversion wrote them. */
+export function markdownLinks(markdown: string): string[] {
+  return [...markdown.matchAll(/\]\((https?:\/\/[^)\s]+)(?:\s+"[^"]*")?\)/g)].map((m) => m[1]!);
 }
 
 async function smallText(url: string, policy: SourcePolicy | undefined, maxBytes = MAX_SMALL_BYTES): Promise<string | null> {
@@ -229,6 +239,8 @@ export async function crawlSite(startUrl: string, opts: CrawlOptions, run: Crawl
 
   enqueue(startUrl, 0);
   for (const url of discovery.pages.values()) enqueue(url, 1);
+  // A refresh asks again for every page it stored, linked or not: a 404 or 410 is how it learns a page is gone.
+  for (const key of run.known?.keys() ?? []) enqueue(key, 1);
   for (const left of discovery.left_out_urls) {
     if (listed.has(left.url)) continue;
     listed.add(left.url);
@@ -273,6 +285,7 @@ export async function crawlSite(startUrl: string, opts: CrawlOptions, run: Crawl
     if ('not_modified' in got) {
       kept.add(item.key);
       pages.push({ key: item.key, url: item.url, final_url: got.final_url, depth: item.depth, status: 'not_modified', ...(got.etag ? { etag: got.etag } : {}), ...(got.last_modified ? { last_modified: got.last_modified } : {}) });
+      if (item.depth < opts.max_depth && run.storedLinks) for (const link of await run.storedLinks(item.key)) enqueue(link, item.depth + 1, got.final_url);
       return;
     }
     const canonical = got.canonical ? judgeUrl(got.canonical, scope) : undefined;
