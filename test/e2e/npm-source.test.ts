@@ -173,6 +173,20 @@ describe('npm package sources', () => {
     expect(noToken.json.error.message).toMatch(/401 \(the registry wants credentials/);
   });
 
+  it('a registry on this machine is refused unless [network] allow opens it, before anything is written', async () => {
+    const bare = join(tmp.path, 'kb-bare');
+    expect((await cli(['init', '--json'], { root: bare, env, cwd: project })).code).toBe(0);
+    const input = JSON.stringify({ topic_id: 'left', title: 'Left', sources: [{ type: 'npm', package: 'leftish' }] });
+    const seen = reg.server.seen.length;
+    for (const approve of [[], ['--yes']]) {
+      const r = await cli(['topic', 'create', ...approve, '--json', '--input', input], { root: bare, env, cwd: project });
+      expect(r.json.error?.code, r.stdout).toBe('NOT_ALLOWED');
+      expect(r.code).not.toBe(0);
+    }
+    expect(reg.server.seen.length).toBe(seen);
+    expect(existsSync(join(bare, 'references', 'left'))).toBe(false);
+  });
+
   it('bad requests: unknown versions, bad names, url on an npm source', async () => {
     const none = await create('none', [{ type: 'npm', package: 'leftish', version: '^9' }], []);
     expect(none.code).toBe(2);

@@ -145,7 +145,7 @@ export interface ProbedSource {
 
 /** Probes one source within the topic's remaining budget, which it reduces by what would be kept. */
 async function probeSource(src: SourceRequest, limits: FetchLimits, budget: Budget, prefix = ''): Promise<ProbedSource> {
-  if (src.type === 'npm') return probeNpm(src, budget);
+  if (src.type === 'npm') return probeNpm(src, budget, limits);
   if (src.type === 'web' && src.crawl) return probeCrawl(src, src.crawl, budget, limits);
   if (src.type === 'web') {
     // Phase 1 sends nothing to a web URL (it would make phase 1 a port scanner the ghost aims):
@@ -206,8 +206,8 @@ async function probeSource(src: SourceRequest, limits: FetchLimits, budget: Budg
  * what the registry publishes for the whole package (before the filters); the caps are applied to
  * them as far as counts allow, and exactly at fetch time.
  */
-async function probeNpm(src: SourceRequest, budget: Budget): Promise<ProbedSource> {
-  const r = await resolveNpmSource({ package: src.package!, ...(src.version ? { version: src.version } : {}) });
+async function probeNpm(src: SourceRequest, budget: Budget, limits: FetchLimits): Promise<ProbedSource> {
+  const r = await resolveNpmSource({ package: src.package!, ...(src.version ? { version: src.version } : {}) }, limits.policy ? { policy: limits.policy } : {});
   const files = r.file_count ?? 0;
   const over = files > budget.files ? files - Math.max(0, budget.files) : 0;
   budget.files -= files;

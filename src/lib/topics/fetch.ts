@@ -443,6 +443,7 @@ export async function fetchOneSource(
         maxFiles: budget.files,
         maxTotalBytes: budget.bytes,
         keepExisting: true,
+        ...(limits.policy ? { policy: limits.policy } : {}),
         onFile: (path, data) => facts.set(path, factsOf(data)),
         ...(resolved ? { resolved } : {}),
       });

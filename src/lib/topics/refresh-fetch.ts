@@ -88,7 +88,7 @@ export async function fetchUpstream(root: string, id: string, staging: string, o
           // One registry document: an exact version stays, a range or dist-tag moves to its newest match.
           update('checking the registry');
           try {
-            resolved = await resolveNpmSource({ package: src.package!, ...(src.version ? { version: src.version } : {}) });
+            resolved = await resolveNpmSource({ package: src.package!, ...(src.version ? { version: src.version } : {}) }, fetch.policy ? { policy: fetch.policy } : {});
           } catch (err) {
             return { kind: 'failed', error: asTkomaError(err).message };
           }

@@ -14,6 +14,7 @@ import { isInside } from '../../safety/paths.js';
 import { CAP_REASONS } from '../../safety/limits.js';
 import { BINARY_SNIFF_BYTES, DEFAULT_MAX_FILE_BYTES, skipReason } from '../git-filter.js';
 import { type FileWrite, writeFilesSync } from '../git-write.js';
+import type { SourcePolicy } from '../../net/policy.js';
 import type { TopicSource } from '../../store/model.js';
 import { compareVersions, pickVersion, versionSpecKind } from '../versions.js';
 import { loadNpmConfig, type NpmConfig } from './npmrc.js';
@@ -50,6 +51,8 @@ export interface NpmResolved {
 export interface NpmCallOptions {
   config?: NpmConfig;
   timeoutMs?: number;
+  /** The root's network policy (default: public addresses only). */
+  policy?: SourcePolicy;
 }
 
 /** The strongest integrity the registry publishes for a version, in SRI form. Pure. */
@@ -72,7 +75,8 @@ export function matchesIntegrity(data: Buffer, integrity: string): boolean {
 export async function resolveNpmSource(src: NpmSourceSpec, opts: NpmCallOptions & { withRepository?: boolean } = {}): Promise<NpmResolved> {
   const cfg = opts.config ?? loadNpmConfig();
   const spec = src.version ?? 'latest';
-  const { packument, registry } = await fetchPackument(cfg, src.package, { timeoutMs: opts.timeoutMs });
+  const net = { timeoutMs: opts.timeoutMs, ...(opts.policy ? { policy: opts.policy } : {}) };
+  const { packument, registry } = await fetchPackument(cfg, src.package, net);
   const versions = [...packument.versions.keys()];
   const version = pickVersion(versions, packument.distTags, spec);
   if (version === null) {
@@ -91,7 +95,7 @@ export async function resolveNpmSource(src: NpmSourceSpec, opts: NpmCallOptions 
   let description = meta.description;
   // The abbreviated document leaves out repository and gitHead: one version's document has them.
   if (opts.withRepository !== false && repository === undefined) {
-    const doc = await fetchVersionDocument(cfg, src.package, version, { timeoutMs: opts.timeoutMs });
+    const doc = await fetchVersionDocument(cfg, src.package, version, net);
     if (doc) {
       repository = doc.repository;
       if (typeof doc.gitHead === 'string') gitHead = doc.gitHead;
@@ -144,11 +148,11 @@ const MAX_UNPACKED_BYTES = 1024 * 1024 * 1024;
  */
 export async function fetchNpmSource(src: NpmSourceSpec, destDir: string, opts: NpmFetchOptions = {}): Promise<NpmFetchResult> {
   const cfg = opts.config ?? loadNpmConfig();
-  const resolved = opts.resolved ?? (await resolveNpmSource(src, { config: cfg, timeoutMs: opts.timeoutMs }));
+  const resolved = opts.resolved ?? (await resolveNpmSource(src, { config: cfg, timeoutMs: opts.timeoutMs, ...(opts.policy ? { policy: opts.policy } : {}) }));
   if (!resolved.integrity) {
     throw new TkomaError('FETCH_FAILED', `${resolved.package}@${resolved.version}: the registry publishes no integrity for the tarball; refused`, { reason: 'no_integrity' });
   }
-  const tgz = await registryGet(cfg, resolved.tarball, { maxBytes: MAX_TARBALL_BYTES, timeoutMs: opts.timeoutMs ?? 5 * 60_000 });
+  const tgz = await registryGet(cfg, resolved.tarball, { maxBytes: MAX_TARBALL_BYTES, timeoutMs: opts.timeoutMs ?? 5 * 60_000, ...(opts.policy ? { policy: opts.policy } : {}) });
   if (tgz === null) throw new TkomaError('FETCH_FAILED', `${resolved.tarball}: not found`, { url: resolved.tarball, reason: 'not_found' });
   if (!matchesIntegrity(tgz, resolved.integrity)) {
     throw new TkomaError('FETCH_FAILED', `${resolved.package}@${resolved.version}: the tarball does not match its published integrity (${resolved.integrity.slice(0, 20)}…); refused, nothing written`, {

@@ -5,6 +5,8 @@
  * a few redirects, each re-checked; bodies are read up to a byte cap within one deadline.
  */
 import { TkomaError } from '../../errors.js';
+import { policedFetch } from '../../net/http.js';
+import { DEFAULT_POLICY, type SourcePolicy } from '../../net/policy.js';
 import { redirectProblem } from '../web-url.js';
 import { authorizationFor, type NpmConfig, registryFor } from './npmrc.js';
 
@@ -19,6 +21,8 @@ export interface GetOptions {
   accept?: string;
   maxBytes?: number;
   timeoutMs?: number;
+  /** The root's network policy: the registry and every redirect hop must be an address it allows. */
+  policy?: SourcePolicy;
 }
 
 function unreachable(url: string, err: unknown, timedOut: boolean): TkomaError {
@@ -28,7 +32,11 @@ function unreachable(url: string, err: unknown, timedOut: boolean): TkomaError {
   return new TkomaError('SOURCE_UNREACHABLE', `cannot reach ${url}: ${cause?.message ?? (err as Error).message}`, { url, ...(cause?.code ? { cause: cause.code } : {}) });
 }
 
-/** GET `url` as npm would (its credentials for that URL only), the body as bytes; null on 404. */
+/**
+ * GET `url` as npm would (its credentials for that URL only), through the network policy (a
+ * registry on this machine or a private network needs `[network] allow`), the body as bytes;
+ * null on 404.
+ */
 export async function registryGet(cfg: NpmConfig, url: string, opts: GetOptions = {}): Promise<Buffer | null> {
   const timeoutMs = opts.timeoutMs ?? REGISTRY_TIMEOUT_MS;
   const maxBytes = opts.maxBytes ?? MAX_DOCUMENT_BYTES;
@@ -45,11 +53,12 @@ export async function registryGet(cfg: NpmConfig, url: string, opts: GetOptions 
         throw new TkomaError('FETCH_FAILED', `${current.href}: only http(s) registries are supported`, { url: current.href });
       }
       const auth = authorizationFor(cfg, current.href);
-      const res = await fetch(current, {
-        redirect: 'manual',
-        signal: controller.signal,
-        headers: { 'user-agent': USER_AGENT, accept: opts.accept ?? '*/*', ...(auth ? { authorization: auth } : {}) },
-      });
+      // One hop at a time under the policy, so each hop gets only the credentials keyed to its own URL.
+      const res = await policedFetch(
+        current,
+        { method: 'GET', signal: controller.signal, headers: { 'user-agent': USER_AGENT, accept: opts.accept ?? '*/*', ...(auth ? { authorization: auth } : {}) } },
+        { policy: opts.policy ?? DEFAULT_POLICY },
+      );
       if (REDIRECTS.has(res.status)) {
         await res.body?.cancel().catch(() => undefined);
         const location = res.headers.get('location');
