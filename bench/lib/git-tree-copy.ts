@@ -15,7 +15,7 @@ function gitDirOf(path: string): string {
 }
 
 function gitIn(gitDir: string, args: string[], input?: string): Buffer {
-  return execFileSync('git', [`--git-dir=${gitDir}`, ...args], { input, maxBuffer: 1024 * 2 ** 20 });
+  return execFileSync('git', [`--git-dir=${gitDir}`, ...args], { input, maxBuffer: 1024 * 2 ** 20, stdio: ['pipe', 'pipe', 'pipe'] });
 }
 
 /** HEAD's commit of the repository at `path`, or null when it is not a readable repository. */

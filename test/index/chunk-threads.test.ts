@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 
 import { chunkFile } from '../../src/lib/chunking/index.js';
-import { startChunkPool, workerCount } from '../../src/lib/chunking/pool.js';
+import { pooledLanguages, startChunkPool, workerCount } from '../../src/lib/chunking/pool.js';
 import { forgetTopicIndex, syncIndex, topicIndexDir } from '../../src/lib/index/service.js';
 import { FIXTURES } from '../chunking/fixtures.js';
 import { makeTmpRoot, writeTopic } from '../helpers/index-topics.js';
@@ -21,6 +21,25 @@ describe('workerCount', () => {
   it('follows TKOMA_REF_CHUNK_THREADS, which counts this thread too', () => {
     expect(workerCount(5000, 16, 1)).toBe(0);
     expect(workerCount(3, 1, 3)).toBe(2);
+  });
+});
+
+describe('pooledLanguages', () => {
+  it('sends the threads only languages with 200 files or more; with TKOMA_REF_CHUNK_THREADS set, every one', () => {
+    const paths = [
+      ...Array.from({ length: 200 }, (_, i) => `src/m${i}.rs`),
+      ...Array.from({ length: 199 }, (_, i) => `web/w${i}.js`),
+      'android/Main.kt',
+      ...Array.from({ length: 300 }, (_, i) => `docs/d${i}.md`),
+    ];
+    expect([...pooledLanguages(paths)]).toEqual(['rust']);
+    expect([...pooledLanguages(paths.slice(1))]).toEqual([]);
+    expect([...pooledLanguages(paths, true)].sort()).toEqual(['javascript', 'kotlin', 'rust']);
+  });
+
+  it('starts no thread when no language has enough files, however many there are in all', () => {
+    const paths = [...Array.from({ length: 150 }, (_, i) => `src/m${i}.rs`), ...Array.from({ length: 150 }, (_, i) => `web/w${i}.ts`)];
+    expect(startChunkPool(paths).threads).toBe(0);
   });
 });
 

@@ -92,10 +92,29 @@ export interface PoolOptions {
   heapMb?: number;
 }
 
-/** A pool sized for these paths (see workerCount); close() it when done. */
+/**
+ * The languages whose files go to the threads: those with MIN_FILES_FOR_WORKERS files or more.
+ * A grammar costs every thread that meets it its load (kotlin's: ~20 MB and ~0.2 s), so the
+ * few files of the other languages are cut in this thread, each of their grammars loaded once.
+ * The Dioxus repository: 878 Rust files to the threads; 54 JavaScript, 13 TypeScript, 7 Swift,
+ * 4 Kotlin and 4 shell files here. `all` (TKOMA_REF_CHUNK_THREADS set): every file may go.
+ */
+export function pooledLanguages(paths: readonly string[], all = false): Set<string> {
+  const counts = new Map<string, number>();
+  for (const p of paths) {
+    if (!parsesSyntax(p)) continue;
+    const language = languageForPath(p)!;
+    counts.set(language, (counts.get(language) ?? 0) + 1);
+  }
+  return new Set([...counts].filter(([, n]) => all || n >= MIN_FILES_FOR_WORKERS).map(([language]) => language));
+}
+
+/** A pool sized for these paths (see workerCount and pooledLanguages); close() it when done. */
 export function startChunkPool(paths: readonly string[], options: PoolOptions = {}): ChunkPool {
-  const n = workerCount(paths.filter(parsesSyntax).length, availableParallelism(), envSetting('chunkThreads'));
-  return n === 0 ? inline : new WorkerPool(n, options);
+  const setting = envSetting('chunkThreads');
+  const languages = pooledLanguages(paths, setting !== undefined);
+  const n = workerCount(paths.filter((p) => parsesSyntax(p) && languages.has(languageForPath(p)!)).length, availableParallelism(), setting);
+  return n === 0 ? inline : new WorkerPool(n, options, languages);
 }
 
 /** Running from the TypeScript sources (tests, benchmarks under tsx): the worker needs tsx too. */
@@ -115,6 +134,8 @@ class WorkerPool implements ChunkPool {
   constructor(
     readonly threads: number,
     { heapMb }: PoolOptions,
+    /** Languages whose files the threads cut; other syntax files are cut here. */
+    private readonly languages: ReadonlySet<string>,
   ) {
     const resourceLimits = heapMb === undefined ? undefined : { maxOldGenerationSizeMb: heapMb };
     // Before any thread compiles a grammar: V8's flags are the process's.
@@ -164,7 +185,7 @@ class WorkerPool implements ChunkPool {
   private batch: Pending[] = [];
 
   chunk(path: string, text: string): Promise<ChunkedFile> {
-    if (this.workers.length === 0) return chunkHere(path, text);
+    if (this.workers.length === 0 || (parsesSyntax(path) && !this.languages.has(languageForPath(path)!))) return chunkHere(path, text);
     const job: ChunkJob = { id: this.nextId++, path, text };
     const done = new Promise<ChunkedFile>((resolve, reject) => this.batch.push({ resolve, reject, job }));
     if (this.batch.length >= BATCH) this.flush();
