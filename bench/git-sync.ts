@@ -20,6 +20,7 @@ import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 
 import { BIN, checkBuilt, cliEnv } from './lib/cli.js';
+import { allowLocalFolder } from './lib/kb.js';
 import { isMain } from './lib/main.js';
 import type { BenchRecord } from './lib/records.js';
 import { mean, percentile, printTable, round } from './lib/stats.js';
@@ -178,6 +179,7 @@ export async function runGitSync(opts: GitSyncOptions): Promise<BenchRecord[]> {
 
   log('setting up the remote and three clones');
   await ok(['init'], first);
+  allowLocalFolder(first, upstream); // committed: every clone may refresh from it
   git(first, 'remote', 'add', 'origin', bare);
   for (let i = 0; i < opts.topics; i++) await create(first);
   await ok(['sync'], first);

@@ -12,7 +12,7 @@ import { join } from 'node:path';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { cli, type CliResult, git, makeRepo, tmpDir } from '../helpers/fixtures.js';
+import { allowLocalSources, cli, type CliResult, git, makeRepo, tmpDir } from '../helpers/fixtures.js';
 
 const tmp = tmpDir('tkoma-sync-');
 const bare = join(tmp.path, 'shared.git');
@@ -63,6 +63,8 @@ describe('sync: three clones through a bare remote', () => {
     up = makeRepo(join(tmp.path, 'upstream'), { 'README.md': '# Gizmo\n\nGizmo frobnicates.\n', 'docs/use.md': '# Use\n\nCall gizmo().\n', 'docs/old.md': '# Old\n\nLegacy.\n' });
     git(tmp.path, 'init', '-q', '--bare', '-b', 'main', bare);
     await ok(['init', '--json'], A);
+    // The upstream is a local repository: the operator allows it, committed, so every clone has it.
+    allowLocalSources(A);
     git(A, 'remote', 'add', 'origin', bare);
     const first = await ok(['sync', '--json'], A);
     expect(first.json.pushed.commits.length).toBeGreaterThan(0);
