@@ -244,6 +244,11 @@ describe('a CLI with manners', () => {
         expect(c.examples?.length ?? 0, id).toBeGreaterThanOrEqual(2);
         expect(c.examples.length, id).toBeLessThanOrEqual(3);
         expect(JSON.stringify(c), id).not.toMatch(/seed/i);
+        // A line of help breaks only where a sentence ends: oclif wraps to the terminal itself.
+        for (const text of [c.description ?? '', ...Object.values<any>(c.flags ?? {}).map((f) => f.description ?? '')]) {
+          const broken = text.split('\n').slice(0, -1).filter((l: string) => l.trim() && !/[.:!?)]$/.test(l.trim()) && !/^\s*[-`]/.test(l));
+          expect(broken, `${id}: a line break mid-sentence`).toEqual([]);
+        }
       }
     });
   });

@@ -13,13 +13,8 @@ import { countOf, formatBytes } from '../../lib/topics/summary.js';
 
 export default class TopicCreate extends BaseCommand<typeof TopicCreate> {
   static summary = 'Create a reference topic from git repositories and web pages (two-phase, with approval).';
-  static description = `Without --approve or --yes this only gathers metadata (files, size, languages) and answers
-approval_required with a token, exit code 4, and an APPROVAL_REQUIRED:REFERENCE_TOPIC_CREATE:<summary>
-line on stderr. Run the same request again with --approve <token> (or --yes, the operator's override)
-to fetch, commit and index. At a terminal (stdin and stdout both terminals, no --json) it shows the
-summary and asks "Approve? [y/N]" instead; answering no exits with status 12 (DECLINED), nothing written.
---dry-run lists the files that would be fetched, what would be skipped and why (per reason and folder), and
-the estimated chunks and time, and writes nothing (no token either).
+  static description = `Without --approve or --yes this only gathers metadata (files, size, languages) and answers approval_required with a token, exit code 4, and an APPROVAL_REQUIRED:REFERENCE_TOPIC_CREATE:<summary> line on stderr. Run the same request again with --approve <token> (or --yes, the operator's override) to fetch, commit and index. At a terminal (stdin and stdout both terminals, no --json) it shows the summary and asks "Approve? [y/N]" instead; answering no exits with status 12 (DECLINED), nothing written.
+--dry-run lists the files that would be fetched, what would be skipped and why (per reason and folder), and the estimated chunks and time, and writes nothing (no token either).
 Several sources, or refs and paths per source: use --input JSON.`;
   static examples = [
     `<%= config.bin %> topic create --title "Dioxus - Rust UI Framework" --git https://github.com/DioxusLabs/dioxus --path README.md --path docs/ --web https://dioxuslabs.com/learn/0.6/ --tag rust --json`,
