@@ -406,6 +406,7 @@ export async function runRepoRows(opts: { qmd: string; pairs: number; source: st
       const ourTurn = async (): Promise<void> => {
         rmSync(kb, { recursive: true, force: true });
         if (!run(process.execPath, [BIN, 'init', '--root', kb, '--json'], { env: ours }).ok) throw new Error('tkoma-ref init failed');
+        allowLocalRepository(kb, repo.url);
         const r = await runWithTail(process.execPath, [BIN, 'topic', 'create', '--yes', '--json', '--embedder', 'none', '--title', name, '--git', repo.url, '--root', kb], { env: ours });
         add(pair.ours, r);
         tails.push(r.tailMs);
