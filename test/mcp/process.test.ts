@@ -68,9 +68,8 @@ describe('a hand-written JSON-RPC client over stdio', () => {
     expect(unknown.error.code).toBe(-32601);
 
     c.child.stdin.end();
-    const t0 = Date.now();
+    // It exits by itself once stdin closes (no clock: a loaded machine takes longer, not forever).
     expect(await c.exited).toBe(0);
-    expect(Date.now() - t0).toBeLessThan(10_000);
     for (const line of c.lines) expect(JSON.parse(line).jsonrpc).toBe('2.0');
     expect(existsSync(join(root, '.tkoma', 'serve.json'))).toBe(false); // the socket it served is cleaned up
   });
