@@ -14,8 +14,8 @@
  *     ROOT_BUSY; then the branch is moved with a compare-and-swap `update-ref <b> <new> <old>`;
  *  4. git's index entries of our paths are set to the commit (what `git commit -- <paths>` did).
  */
-import { closeSync, copyFileSync, existsSync, openSync, readFileSync, renameSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
+import { closeSync, copyFileSync, existsSync, mkdirSync, openSync, readFileSync, renameSync, rmSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 import { TkomaError } from '../errors.js';
@@ -73,6 +73,8 @@ export async function commitOntoBranch(root: string, req: CommitRequest): Promis
       parent = tip;
     }
     const tmp = stagingPath(root, 'index');
+    // A fresh clone has no .tkoma/staging until a create made one.
+    mkdirSync(dirname(tmp), { recursive: true });
     try {
       const tree = await buildTree(root, gitDir, parent, req, tmp);
       const parentTree = parent ? (await git(root, ['rev-parse', `${parent}^{tree}`])).trim() : null;
