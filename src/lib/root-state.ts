@@ -9,11 +9,11 @@
  * The state is read from git's own marker files (HEAD, MERGE_HEAD, rebase-merge/, …), which costs
  * a few stats; only the unmerged paths need a git process (`git ls-files -u`).
  */
+import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
 
 import { TkomaError } from './errors.js';
-import { git, gitSync } from './root-git.js';
 
 /** A git operation that stopped half-way and waits for the operator. */
 export type GitOperation = 'merge' | 'rebase' | 'am' | 'cherry-pick' | 'revert' | 'bisect';
@@ -80,7 +80,8 @@ export function readRootGitState(root: string, opts: { unmerged?: boolean } = {}
 export function unmergedPaths(root: string, paths: string[] = []): string[] {
   let out: string;
   try {
-    out = gitSync(root, ['ls-files', '-u', '-z', '--', ...paths]);
+    // git itself, not root-git.js: a search reads this, and must not load the writer's modules.
+    out = execFileSync('git', ['ls-files', '-u', '-z', '--', ...paths], { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'], maxBuffer: 256 * 1024 * 1024 });
   } catch {
     return [];
   }
@@ -178,6 +179,7 @@ export async function conflictedPaths(root: string, opts: { deep?: boolean } = {
   const out = new Set(gitDirOf(root) ? unmergedPaths(root, ['references']) : []);
   if (opts.deep && gitDirOf(root)) {
     try {
+      const { git } = await import('./root-git.js');
       const found = await git(root, ['grep', '-l', '-z', '-I', '--all-match', '-e', '^<<<<<<< ', '-e', '^=======$', '-e', '^>>>>>>> ', '--', 'references']);
       for (const p of found.split('\0')) if (p) out.add(p);
     } catch {
@@ -203,6 +205,7 @@ export function byTopic(paths: string[]): Map<string, string[]> {
  */
 export async function upstreamCounts(root: string): Promise<{ upstream: string; ahead: number; behind: number } | null> {
   try {
+    const { git } = await import('./root-git.js');
     const upstream = (await git(root, ['rev-parse', '--abbrev-ref', '--symbolic-full-name', '@{upstream}'])).trim();
     const [ahead, behind] = (await git(root, ['rev-list', '--left-right', '--count', 'HEAD...@{upstream}'])).trim().split(/\s+/).map(Number);
     return { upstream, ahead, behind };
