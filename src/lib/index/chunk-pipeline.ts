@@ -5,6 +5,7 @@
  * records, and their terms into the segment being built. Same records, same doc order, same
  * segment bytes as cutting and tokenizing one file after another in this thread.
  */
+import { applyExpansions, type Expansion } from '../chunking/includes.js';
 import { BATCH, type ChunkedFile, type ChunkPool } from '../chunking/pool.js';
 import { type Bm25Segment, SegmentBuilder } from './bm25/index.js';
 import type { FileEntry, FileTable } from './file-table.js';
@@ -24,7 +25,7 @@ export class ChunkPipeline {
   readonly fresh: ChunkRecord[] = [];
   /** Dropped by finish(): its term maps are garbage once the segment is assembled. */
   private lex: SegmentBuilder | null = new SegmentBuilder();
-  private readonly inFlight: { path: string; entry: FileEntry; chunks: Promise<ChunkedFile> | null }[] = [];
+  private readonly inFlight: { path: string; entry: FileEntry; chunks: Promise<ChunkedFile> | null; includes?: { text: string; expansions: Expansion[] } }[] = [];
   /** Chunk records finished so far. */
   private count = 0;
 
@@ -37,12 +38,15 @@ export class ChunkPipeline {
     private readonly sink: (r: ChunkRecord) => void = (r) => this.fresh.push(r),
   ) {}
 
-  /** One file, in order: `text` is null for a file that gets no chunks (binary, too large). */
-  async add(path: string, entry: FileEntry, text: string | null): Promise<void> {
+  /**
+   * One file, in order: `text` is null for a file that gets no chunks (binary, too large).
+   * `expansions`: a page's resolved includes, applied to its chunks' texts once they are cut.
+   */
+  async add(path: string, entry: FileEntry, text: string | null, expansions: Expansion[] = []): Promise<void> {
     const chunks = text === null ? null : this.pool.chunk(path, text);
     // Handled in finish(); this keeps a rejection from counting as unhandled meanwhile.
     chunks?.catch(() => undefined);
-    this.inFlight.push({ path, entry, chunks });
+    this.inFlight.push({ path, entry, chunks, ...(text !== null && expansions.length > 0 ? { includes: { text, expansions } } : {}) });
     if (this.inFlight.length > AHEAD * Math.max(1, this.pool.threads)) await this.finishOne();
   }
 
@@ -56,12 +60,14 @@ export class ChunkPipeline {
   }
 
   private async finishOne(): Promise<void> {
-    const { path, entry, chunks } = this.inFlight.shift()!;
+    const { path, entry, chunks, includes } = this.inFlight.shift()!;
     let file: ChunkedFile | undefined;
     let records: ChunkRecord[] = [];
     if (chunks) {
       try {
         file = await chunks;
+        // Expanded texts are not the ones a worker counted terms for (prose is cut here anyway).
+        if (includes) file = { chunks: applyExpansions(includes.text, file.chunks, includes.expansions) };
         records = file.chunks.map((c, i) => ({ ...c, path, role: entry.role, id: `${path}#${i}` }));
       } catch {
         entry.skipped = 'unchunkable'; // one odd file must not stop the topic's index

@@ -241,6 +241,12 @@ async function syncTopic(ctx: Ctx, id: string): Promise<TopicSyncCounts> {
       { ...emptyHead(id), generation: gen, vectors: storedHead?.vectors ?? (await servedSpace(root, id)) }
     : { ...head, generation: gen, files: head.files.clone(), segments: [...head.segments] };
   const toIndex = rebuild ? [...onDisk.keys()] : [...diff.added, ...changed.keys()];
+  const { pagesIncluding, resolvePageIncludes, SuffixLookup } = await import('./include-deps.js');
+  const elsewhere = new SuffixLookup(onDisk.keys());
+  // A page showing a file that changed or went shows something else now: cut it again.
+  if (!rebuild) toIndex.push(...pagesIncluding(head.includes, new Set([...toIndex, ...diff.removed]), onDisk));
+  const includes: Record<string, string[]> = rebuild ? {} : { ...head.includes };
+  next.includes = includes;
   const counts = countsOf(next);
   counts.repaired = repaired;
   counts.added = diff.added.length;
@@ -255,13 +261,14 @@ async function syncTopic(ctx: Ctx, id: string): Promise<TopicSyncCounts> {
       if (!entry) continue;
       dropped.push(...chunkIdsOf(path, entry));
       next.files.delete(path);
+      delete includes[path];
     }
 
     // A file keeps its role when it changes; only new files need the manifest (10k lines: ~50 ms).
     const needManifest = toIndex.some((p) => !next.files.has(p));
     // Roles only: the whole records (hashes, URLs, dates) stayed alive through the chunking.
     const roles = new Map(needManifest ? (await readManifest(dir)).map((r) => [r.path, r.role]) : []);
-    const { roleForPath } = await import('../chunking/index.js');
+    const { isProsePath, roleForPath } = await import('../chunking/index.js');
     const { startChunkPool } = await import('../chunking/pool.js');
     const { ChunkPipeline } = await import('./chunk-pipeline.js');
     toIndex.sort();
@@ -287,6 +294,7 @@ async function syncTopic(ctx: Ctx, id: string): Promise<TopicSyncCounts> {
         const bytes = changed.get(path) ?? readOrNull(join(dir, path));
         const previous = next.files.get(path);
         if (previous) dropped.push(...chunkIdsOf(path, previous));
+        delete includes[path];
         if (!bytes) {
           // Vanished since the scan: drop what we had; the next sync sees whatever replaced it.
           next.files.delete(path);
@@ -296,7 +304,10 @@ async function syncTopic(ctx: Ctx, id: string): Promise<TopicSyncCounts> {
         const entry: FileEntry = { size: st.size, mtimeMs: st.mtimeMs, sha256: sha256Hex(bytes), role, chunkCount: 0 };
         if (looksBinary(bytes)) entry.skipped = 'binary';
         else if (bytes.length > cap && !(await fetchedWithin(path, entry.sha256))) entry.skipped = 'too-large';
-        await pipeline.add(path, entry, entry.skipped ? null : bytes.toString('utf8'));
+        const text = entry.skipped ? null : bytes.toString('utf8');
+        const page = text !== null && isProsePath(path) ? resolvePageIncludes(dir, path, text, onDisk, cap, elsewhere) : null;
+        if (page?.targets.length) includes[path] = page.targets;
+        await pipeline.add(path, entry, text, page?.expansions);
       }
       built = await pipeline.finish();
     } finally {

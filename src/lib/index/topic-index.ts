@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { statOrNull } from '../file-memo.js';
 import { pidAlive } from '../process.js';
 import type { AnnIndex } from './ann.js';
-import { type FileEntry, FileTable } from './file-table.js';
+import { FileTable } from './file-table.js';
 import { isRecord, readJsonSafeSync, topicIndexDir, writeJsonAtomic } from './layout.js';
 import { LiveChunks } from './live-chunks.js';
 import { TkomaError } from '../errors.js';
@@ -21,10 +21,9 @@ import { forgetSegments, type LoadOptions, loadSegment, removeSegmentFiles, type
 
 // 2: segments; 3: chunk counts instead of id lists; 4: chunker of issue 12 (test blocks, roles,
 // no scraps); 5: binary segment records (seg-<g>.rec), so indexes with JSON records are rebuilt;
-// 6: the file table as columns (file-table.ts). A format 5 head is still read (its table is the
-// same data), and the next sync that writes it writes format 6.
-const TOPIC_FORMAT = 6;
-const OLDER_TABLE_FORMAT = 5;
+// 6: the file table as columns (file-table.ts); 7: pages' include directives resolved into their
+// chunks' text (chunking/includes.ts), so older indexes are re-chunked.
+const TOPIC_FORMAT = 7;
 
 export interface VectorState {
   key: string;
@@ -56,6 +55,11 @@ export interface TopicHead {
   ann: number | null;
   files: FileTable;
   vectors: VectorState | null;
+  /**
+   * The topic's files each page includes (chunking/includes.ts), for pages with any: a sync that
+   * re-chunks or drops one of them re-chunks the page too.
+   */
+  includes?: Record<string, string[]>;
 }
 
 export interface LiveSegment {
@@ -79,22 +83,14 @@ export const annMetaFile = (root: string, id: string): string => join(topicIndex
 
 /** The head stored in head.json, checked; null when it is of another format or damaged. */
 function decodeHead(v: unknown): TopicHead | null {
-  if (!isRecord(v) || (v.format !== TOPIC_FORMAT && v.format !== OLDER_TABLE_FORMAT) || typeof v.topic !== 'string' || typeof v.generation !== 'number') return null;
+  if (!isRecord(v) || v.format !== TOPIC_FORMAT || typeof v.topic !== 'string' || typeof v.generation !== 'number') return null;
   if (!Array.isArray(v.segments) || !v.segments.every((s) => isRecord(s) && typeof s.gen === 'number' && typeof s.docs === 'number' && (s.ids === undefined || typeof s.ids === 'string'))) return null;
   if (v.ann !== null && typeof v.ann !== 'number') return null;
   if (!(v.vectors === null || (isRecord(v.vectors) && typeof v.vectors.key === 'string'))) return null;
-  const files = v.format === TOPIC_FORMAT ? FileTable.decode(v.files) : olderTable(v.files);
+  if (v.includes !== undefined && !(isRecord(v.includes) && Object.values(v.includes).every((t) => Array.isArray(t) && t.every((x) => typeof x === 'string')))) return null;
+  const files = FileTable.decode(v.files);
   if (!files) return null;
-  return { ...(v as unknown as TopicHead), format: TOPIC_FORMAT, files };
-}
-
-/** A format 5 file table: one object per file. */
-function olderTable(v: unknown): FileTable | null {
-  if (!isRecord(v)) return null;
-  for (const f of Object.values(v)) {
-    if (!isRecord(f) || typeof f.sha256 !== 'string' || typeof f.size !== 'number' || typeof f.chunkCount !== 'number') return null;
-  }
-  return FileTable.fromEntries(v as Record<string, FileEntry>);
+  return { ...(v as unknown as TopicHead), files };
 }
 
 export async function loadHead(root: string, id: string): Promise<TopicHead | null> {

@@ -119,19 +119,21 @@ export async function toReferenceHits(
     const reason = front.file_status?.find((f) => f.path === h.path)?.reason;
     const text = lines.get(k)!;
     const snip = snippetOfLines(text.lines, terms, opts.maxChars, text.words);
+    const lineAt = (i: number): number => text.rows?.[i] ?? text.start + i;
+    const endLine = lineAt(text.lines.length - 1);
     const hit: ReferenceHit = {
       id: `${front.id}/${h.path}`,
       topic_id: front.id,
       path: h.path,
       start_line: text.start,
-      end_line: text.start + text.lines.length - 1,
+      end_line: endLine,
       role: ref.chunk.role,
       score: Math.round(h.score * 10_000) / 10_000,
       title: ref.chunk.title,
       ...(ref.chunk.symbol ? { symbol: ref.chunk.symbol } : {}),
       snippet: snip.text,
-      snippet_start_line: text.start + snip.fromLine,
-      snippet_end_line: text.start + snip.toLine,
+      snippet_start_line: lineAt(snip.fromLine),
+      snippet_end_line: lineAt(snip.toLine),
       source_url: rec?.source_url ?? null,
       ...(rec?.commit ? { commit: rec.commit } : {}),
       version: versionLabel(rec, front.fetched_at),
@@ -139,7 +141,7 @@ export async function toReferenceHits(
       is_stale: staleOnce(stale, front, opts.now),
       file_status: status,
       ...(status !== 'active' && reason ? { file_status_reason: reason } : {}),
-      ...untrustedFor(rec, text.start, text.start + text.lines.length - 1),
+      ...untrustedFor(rec, text.start, endLine),
       ...(k.also_in ? { also_in: k.also_in } : {}),
       ...(k.more ? { more_in_file: k.more.map((r) => ({ start_line: r.start, end_line: r.end })) } : {}),
       // A merge's markers in the hit's lines: the text is two versions at once, not the file.
@@ -198,7 +200,7 @@ async function linesOf(kept: readonly Kept[], refs: Map<string, ChunkRef>, texts
     const parts = members.get(k)!;
     if (parts.length === 1 && parts[0] === k.ref) {
       // One chunk: its own text, whether or not it is exactly its line range (the fallback).
-      out.set(k, own(k.ref));
+      out.set(k, await pageRowsOf(k.ref, own(k.ref), () => fileLines(k)));
       continue;
     }
     const lines: string[] = [];
@@ -221,9 +223,24 @@ async function linesOf(kept: readonly Kept[], refs: Map<string, ChunkRef>, texts
       }
       at = Math.max(at, r.chunk.endLine + 1);
     }
-    out.set(k, ok ? { start: parts[0]!.chunk.startLine, lines, ...(generation !== undefined ? { words: { generation, lines: words } } : {}) } : own(k.ref));
+    out.set(k, ok ? { start: parts[0]!.chunk.startLine, lines, ...(generation !== undefined ? { words: { generation, lines: words } } : {}) } : await pageRowsOf(k.ref, own(k.ref), () => fileLines(k)));
   }
   return out;
+}
+
+/**
+ * A chunk whose text holds more lines than its range (a page's resolved includes) keeps the
+ * page's line numbers: each line is mapped to the page row it stands for (the directive's row for
+ * included code), by the page's own lines; rows past the range are clamped when that fails.
+ */
+async function pageRowsOf(r: ChunkRef, t: HitLines, page: () => Promise<string[] | null>): Promise<HitLines> {
+  const { startLine, endLine } = r.chunk;
+  if (t.lines.length <= endLine - startLine + 1) return t;
+  const all = await page();
+  const { alignToPage } = await import('../chunking/includes.js');
+  const map = all && endLine <= all.length ? alignToPage(all.slice(startLine - 1, endLine), t.lines) : null;
+  const rows = t.lines.map((_, i) => (map ? startLine + map[i]! : Math.min(startLine + i, endLine)));
+  return { ...t, rows };
 }
 
 /** Widens each kept hit's range by `context` (see context.ts). */
@@ -265,6 +282,8 @@ type Texts = Map<ChunkRef['chunk'], string>;
 interface HitLines {
   start: number;
   lines: readonly string[];
+  /** The page line of each of `lines` when they are not consecutive (included code): see pageRowsOf. */
+  rows?: number[];
   words?: KnownWords;
 }
 
