@@ -3,7 +3,7 @@
  * site on 127.0.0.1 (test/helpers/docs-site.ts): phase 1 reads only robots.txt, llms.txt and
  * sitemaps; phase 2 keeps exactly the site's pages in scope and lists what it left out, and why.
  */
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { appendFileSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -156,5 +156,44 @@ describe('crawling a documentation site (CLI, real site on 127.0.0.1)', () => {
     expect(filesUnder(dir)).not.toContain(`${folder}/docs/semver.md`);
     expect(filesUnder(dir)).toContain(`${folder}/docs/new-guide.md`);
     expect(git(root, 'status', '--porcelain')).toBe('');
+  });
+
+  it('pages edited by hand: a 304 leaves the edit alone (no conflict); a new version upstream is a conflict that keeps the edit, offered again next time', async () => {
+    const dir = join(root, 'references', id);
+    const unchangedPage = join(dir, folder, 'docs', 'picomatch.md');
+    const changedPage = join(dir, folder, 'docs', 'deep.md');
+    const manifestRec = (path: string) =>
+      readFileSync(join(dir, '.tkoma-files.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l)).find((m) => m.path === path);
+    const fetchedDeep = manifestRec(`${folder}/docs/deep.md`);
+    const fetchedPico = manifestRec(`${folder}/docs/picomatch.md`);
+    appendFileSync(unchangedPage, '\nOperator note: use picomatch for globs in the build.\n');
+    appendFileSync(changedPage, '\nOperator note: the deep page matters.\n');
+    const editedUnchanged = readFileSync(unchangedPage, 'utf8');
+    const editedChanged = readFileSync(changedPage, 'utf8');
+    site.setPage('deep', '# Deep, revised\n\nOnly reached through the loop, now with more to say.\n');
+
+    const dry = await cli(['refresh', id, '--dry-run', '--json'], { root });
+    expect(dry.code, dry.stderr).toBe(0);
+    expect(dry.json.topics[0]).toMatchObject({ changed: [`${folder}/docs/deep.md`], conflicts: [{ path: `${folder}/docs/deep.md`, upstream: 'changed' }] });
+
+    for (const round of [1, 2]) {
+      site.notModified.length = 0;
+      const r = await cli(['refresh', id, '--json'], { root });
+      expect(r.code, `round ${round}: ${r.stderr}`).toBe(0);
+      const result = r.json.topics[0];
+      // The page that answered 304 is unchanged upstream: not a conflict, not changed, and never rewritten.
+      expect(site.notModified.map((path) => path.replace(/\.md$/, ''))).toContain('/docs/picomatch');
+      expect(result.conflicts).toEqual([{ path: `${folder}/docs/deep.md`, upstream: 'changed' }]);
+      expect(result.changed).toBe(0);
+      // The crawl's own list says what changed upstream; `conflicts` says the edit was kept over it.
+      expect(result.sources[0].crawl.changed).toEqual([`${folder}/docs/deep.md`]);
+      expect(result.warnings.join('\n')).toContain(`${folder}/docs/deep.md: changed upstream and edited here; kept your version`);
+      expect(result.warnings.join('\n')).not.toContain('picomatch');
+      expect(readFileSync(unchangedPage, 'utf8')).toBe(editedUnchanged);
+      expect(readFileSync(changedPage, 'utf8')).toBe(editedChanged);
+      // The manifest still holds what was fetched (so the next refresh offers upstream's version again).
+      expect(manifestRec(`${folder}/docs/deep.md`)).toMatchObject({ sha256: fetchedDeep.sha256, etag: fetchedDeep.etag });
+      expect(manifestRec(`${folder}/docs/picomatch.md`)).toMatchObject({ sha256: fetchedPico.sha256, etag: fetchedPico.etag });
+    }
   });
 });

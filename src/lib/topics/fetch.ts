@@ -4,7 +4,7 @@
  * whether everything failing is an error.
  */
 import { createHash } from 'node:crypto';
-import { copyFile, mkdir, readFile, rm, rmdir, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rm, rmdir, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 
 import { roleForPath } from '../chunking/index.js';
@@ -215,9 +215,12 @@ export class NameBook {
 export interface Naming {
   book: NameBook;
   recorded?: string;
-  /** A crawl refreshed: the pages stored before, by page URL (their names and validators). */
-  pages?: ReadonlyMap<string, { path: string; etag?: string; last_modified?: string }>;
-  /** Where the pages stored before are (the topic folder): a 304 copies a page from there. */
+  /**
+   * A crawl refreshed: the pages stored before, by page URL (their names, validators and what
+   * was fetched: a 304 keeps that record).
+   */
+  pages?: ReadonlyMap<string, { path: string; etag?: string; last_modified?: string; fetched: ContentFacts }>;
+  /** Where the pages stored before are (the topic folder): their links are read from there when a page answers 304. */
   storedDir?: string;
 }
 
@@ -245,7 +248,7 @@ export function sha256(data: Buffer | string): string {
 }
 
 /** What a file's record says about its content: its size, hash and injection findings. */
-interface ContentFacts {
+export interface ContentFacts {
   bytes: number;
   sha256: string;
   flags: FileFlag[];
@@ -273,7 +276,9 @@ async function recordFor(dir: string, rel: string, sourceUrl: string, fetchedAt:
 /**
  * A crawled site: every page kept under the site's folder (crawl/urls.ts), named once and kept
  * under that name across refreshes; pages left out are listed in `skipped` with their reason and
- * URL. A page a conditional request found unchanged (304) is copied from the topic as it was.
+ * URL. A page a conditional request found unchanged (304) keeps the record of what was fetched
+ * and writes nothing: the live file stays as it is, an operator's edit included (reading the live
+ * file back would record the edit as an upstream change, and report it as a conflict).
  */
 async function crawlSource(
   src: SourceRequest,
@@ -305,11 +310,10 @@ async function crawlSource(
     const before = naming.pages?.get(page.key);
     const name = before?.path ?? naming.book.allocate(pageFileName(page.key));
     if (before) naming.book.claim(name);
-    const target = join(destDir, name);
-    await mkdir(dirname(target), { recursive: true });
+    let facts: ContentFacts | undefined;
     if (page.status === 'not_modified') {
-      if (!naming.storedDir) continue; // cannot happen: only a refresh sends conditional requests
-      await copyFile(join(naming.storedDir, name), target);
+      if (!before) continue; // cannot happen: only pages stored before are asked conditionally
+      facts = before.fetched;
     } else {
       const md = page.page!.markdown;
       const bytes = Buffer.byteLength(md);
@@ -318,9 +322,11 @@ async function crawlSource(
         out.skipped.push({ path: name, reason, source: src.url, bytes, url: page.url });
         continue;
       }
+      const target = join(destDir, name);
+      await mkdir(dirname(target), { recursive: true });
       await writeFile(target, md, { flag: 'wx' });
     }
-    const rec = await recordFor(destDir, name, src.url, fetchedAt, undefined, page.page?.hidden_text);
+    const rec = await recordFor(destDir, name, src.url, fetchedAt, undefined, page.page?.hidden_text, facts);
     kept += rec.bytes;
     out.files.push({
       ...rec,

@@ -69,8 +69,15 @@ export async function fetchUpstream(root: string, id: string, staging: string, o
     const own = new Set(holding[i].map((rec) => rec.path));
     const book = new NameBook([...seenNames.filter((p) => !own.has(p)), ...claimedNow]);
     if (seen.sources[i].crawl) {
-      // A crawl: every page keeps its name, and is asked for with the validators it was stored with.
-      const pages = new Map(holding[i].filter((rec) => rec.page_url).map((rec) => [rec.page_url!, { path: rec.path, ...(rec.etag ? { etag: rec.etag } : {}), ...(rec.last_modified ? { last_modified: rec.last_modified } : {}) }]));
+      // A crawl: every page keeps its name and record, and is asked for with the validators it was stored with.
+      const pages = new Map(
+        holding[i]
+          .filter((rec) => rec.page_url)
+          .map((rec) => [
+            rec.page_url!,
+            { path: rec.path, fetched: { bytes: rec.bytes, sha256: rec.sha256, flags: rec.flags ?? [] }, ...(rec.etag ? { etag: rec.etag } : {}), ...(rec.last_modified ? { last_modified: rec.last_modified } : {}) },
+          ]),
+      );
       return { book, pages, storedDir: seenDir };
     }
     const recorded = seen.sources[i].type === 'web' ? holding[i][0]?.path : undefined;
