@@ -39,8 +39,8 @@ describe('settings', () => {
     for (const key of Object.keys(DEFAULT_CONFIG.watch)) expect(declared).toContain(`[watch] ${key}`);
     for (const key of LIMIT_KEYS) expect(declared).toContain(`[limits] ${key}`);
     const tables = new Set(declared.map((k) => /^\[(\w+)\]/.exec(k)![1]));
-    for (const key of ['[network] allow', '[sources] local_roots', '[approval] mode']) expect(declared).toContain(key);
-    expect([...tables].sort()).toEqual([...Object.keys(DEFAULT_CONFIG), 'limits', 'network', 'sources', 'approval'].sort());
+    for (const key of ['[network] allow', '[sources] local_roots', '[approval] mode', '[crawl] max_pages_cap']) expect(declared).toContain(key);
+    expect([...tables].sort()).toEqual([...Object.keys(DEFAULT_CONFIG), 'limits', 'network', 'sources', 'approval', 'crawl'].sort());
   });
 
   it('no code outside settings.ts reads a TKOMA_REF_ variable by name', () => {

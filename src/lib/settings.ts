@@ -204,6 +204,11 @@ export const TOML_KEYS: readonly TomlKeySpec[] = [
   },
   { key: '[sources] local_roots', doc: 'Folders whose git repositories may be `file://` sources (absolute paths, `~/` allowed); any other local path is refused (`NOT_ALLOWED`).', shown: '`[]` (none)' },
   {
+    key: '[crawl] max_pages_cap',
+    doc: 'Most pages one crawl may ask for (`crawl.max_pages`, `--max-pages`); a request over it is refused (`INVALID_INPUT`), and the default of 200 pages is lowered to it.',
+    shown: '1000',
+  },
+  {
     key: '[approval] mode',
     doc: '`operator`: a `topic create` waits for `tkoma-ref approve ID` (no token is handed out); `token`: phase 1 answers a single-use token, for gateways that hold it themselves.',
     shown: '`operator`',

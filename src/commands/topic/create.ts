@@ -2,9 +2,11 @@ import { readFileSync } from 'node:fs';
 
 import { Flags } from '@oclif/core';
 
-import { assignDefined, authorFlags, BaseCommand, embedderFlag, inputFlag } from '../../cli/base.js';
+import { assignDefined, authorFlags, BaseCommand, embedderFlag, inputFlag, wholeNumberFlag } from '../../cli/base.js';
 import { paint } from '../../cli/render.js';
 import { EXIT, TkomaError } from '../../lib/errors.js';
+import { MAX_PAGES_CAP_SETTING } from '../../lib/sources/crawl/options.js';
+import { maxPagesCapOf } from '../../lib/store/config.js';
 import { type ApprovalRequired, type CreateResult, createTopic } from '../../lib/topics/create.js';
 import type { CreateDryRun } from '../../lib/topics/dry-run.js';
 import { flagNames, validateCreateRequest } from '../../lib/topics/request.js';
@@ -15,11 +17,13 @@ export default class TopicCreate extends BaseCommand<typeof TopicCreate> {
   static summary = 'Create a reference topic from git repositories and web pages (two-phase, with approval).';
   static description = `Without --approve or --yes this only gathers metadata (files, size, languages) and answers approval_required with a token, exit code 4, and an APPROVAL_REQUIRED:REFERENCE_TOPIC_CREATE:<summary> line on stderr. Run the same request again with --approve <token> (or --yes, the operator's override) to fetch, commit and index. At a terminal (stdin and stdout both terminals, no --json) it shows the summary and asks "Approve? [y/N]" instead; answering no exits with status 12 (DECLINED), nothing written.
 --dry-run lists the files that would be fetched, what would be skipped and why (per reason and folder), and the estimated chunks and time, and writes nothing (no token either).
+--crawl makes each --web URL the start of a crawl of its documentation site (robots.txt, llms.txt, sitemaps, then links; defaults: the pages under the URL's folder, up to 200, 5 links deep), bounded by --max-pages, --max-depth, --crawl-scope, --crawl-include and --crawl-exclude; --max-pages may not exceed [crawl] max_pages_cap of tkoma-ref.toml (1000 unless set).
 Several sources, or refs and paths per source: use --input JSON.`;
   static examples = [
     `<%= config.bin %> topic create --title "Dioxus - Rust UI Framework" --git https://github.com/DioxusLabs/dioxus --path README.md --path docs/ --web https://dioxuslabs.com/learn/0.6/ --tag rust --json`,
     `<%= config.bin %> topic create --input '{"title":"...","body":"...","sources":[{"type":"git","url":"file:///src/repo","ref":"v1.0"}]}' --approve v1.…`,
     `<%= config.bin %> topic create --title "MiniSearch" --git https://github.com/lucaong/minisearch --path README.md --path src/ --dry-run`,
+    `<%= config.bin %> topic create --title "Dioxus guide" --web https://dioxuslabs.com/learn/0.6/ --crawl --max-pages 300 --crawl-exclude "**/changelog/**" --json`,
   ];
 
   static flags = {
@@ -30,7 +34,13 @@ Several sources, or refs and paths per source: use --input JSON.`;
     git: Flags.string({ description: 'Git source URL (https, ssh, git@host:path, file://).', multiple: true }),
     ref: Flags.string({ description: 'Branch, tag or full commit of the --git source.' }),
     path: Flags.string({ description: 'Folder (trailing /) or file of the --git source to fetch.', multiple: true }),
-    web: Flags.string({ description: 'Web page URL (one page per source).', multiple: true }),
+    web: Flags.string({ description: 'Web page URL (one page per source; with --crawl, the start of a crawl).', multiple: true }),
+    crawl: Flags.boolean({ description: 'Crawl the documentation site from each --web URL instead of fetching the one page.', default: false }),
+    'max-pages': wholeNumberFlag({ description: 'With --crawl: most pages kept per site (default 200; at most [crawl] max_pages_cap).', min: 1 }),
+    'max-depth': wholeNumberFlag({ description: 'With --crawl: most link hops from the start page (default 5).', min: 1 }),
+    'crawl-scope': Flags.string({ description: 'With --crawl: prefix (the pages under the URL\'s folder, the default) or host (the whole host).', options: ['prefix', 'host'] }),
+    'crawl-include': Flags.string({ description: 'With --crawl: only URL paths matching this glob (repeatable).', multiple: true }),
+    'crawl-exclude': Flags.string({ description: 'With --crawl: leave out URL paths matching this glob (repeatable).', multiple: true }),
     npm: Flags.string({ description: 'npm package, optionally @version, range or dist-tag: zod@3.23.8, @scope/name@^1.', multiple: true }),
     tag: Flags.string({ description: 'Tag (repeatable).', multiple: true }),
     'max-age-days': Flags.integer({ description: 'Days until the topic is stale (0 = never). Default 30.' }),
@@ -49,9 +59,12 @@ Several sources, or refs and paths per source: use --input JSON.`;
     if ((f.ref || f.path) && (f.git?.length ?? 0) !== 1) {
       throw new TkomaError('INVALID_INPUT', '--ref and --path apply to exactly one --git source; use --input for several');
     }
+    const root = this.root();
+    const maxPagesCap = await maxPagesCapOf(root);
+    const crawl = crawlFlags(f, maxPagesCap);
     const flagSources = [
       ...(f.git ?? []).map((url) => assignDefined({ type: 'git', url }, { ref: f.ref, paths: f.path })),
-      ...(f.web ?? []).map((url) => ({ type: 'web', url })),
+      ...(f.web ?? []).map((url) => (crawl ? { type: 'web', url, crawl } : { type: 'web', url })),
       ...(f.npm ?? []).map(npmFlagSource),
     ];
     if (flagSources.length) raw.sources = [...((raw.sources as unknown[]) ?? []), ...flagSources];
@@ -63,11 +76,11 @@ Several sources, or refs and paths per source: use --input JSON.`;
       trust_score: f['trust-score'],
       topic_id: f['topic-id'],
     });
-    const req = validateCreateRequest(raw, {
+    const names = {
       ...flagNames(f, { title: 'title', body: 'body', tags: 'tag', max_age_days: 'max-age-days', trust_score: 'trust-score', topic_id: 'topic-id' }),
       ...(f['body-file'] ? { body: '--body-file' } : {}),
-    });
-    const root = this.root();
+    };
+    const req = validateCreateRequest(raw, names, { maxPagesCap });
     if (f['dry-run']) {
       const { dryRunCreate } = await import('../../lib/topics/dry-run.js');
       return dryRunCreate(root, req, await this.progress());
@@ -139,6 +152,23 @@ Several sources, or refs and paths per source: use --input JSON.`;
     for (const w of r.warnings.filter((w) => !r.sources.some((s) => !s.ok && w.startsWith(`${s.url}:`)))) lines.push(`  warning: ${w}`);
     return lines.join('\n');
   }
+}
+
+type CrawlFlagValues = { crawl: boolean; web?: string[]; 'max-pages'?: number; 'max-depth'?: number; 'crawl-scope'?: string; 'crawl-include'?: string[]; 'crawl-exclude'?: string[] };
+
+/** The `crawl` object the crawl flags describe, or undefined without --crawl (its bounds alone are an error). */
+function crawlFlags(f: CrawlFlagValues, maxPagesCap: number): Record<string, unknown> | undefined {
+  const bounds = (['max-pages', 'max-depth', 'crawl-scope', 'crawl-include', 'crawl-exclude'] as const).filter((k) => f[k] !== undefined);
+  if (!f.crawl) {
+    if (bounds.length > 0) throw new TkomaError('INVALID_INPUT', `--${bounds[0]} applies to a crawl: add --crawl`, { field: `--${bounds[0]}` });
+    return undefined;
+  }
+  if (!f.web?.length) throw new TkomaError('INVALID_INPUT', '--crawl applies to the --web URLs: give the site\'s start URL with --web', { field: '--crawl' });
+  const max = f['max-pages'];
+  if (max !== undefined && max > maxPagesCap) {
+    throw new TkomaError('INVALID_INPUT', `--max-pages is ${max}, over the cap of ${maxPagesCap} (raise \`${MAX_PAGES_CAP_SETTING}\` in tkoma-ref.toml)`, { field: '--max-pages', cap: maxPagesCap, setting: MAX_PAGES_CAP_SETTING });
+  }
+  return assignDefined({}, { scope: f['crawl-scope'], include: f['crawl-include'], exclude: f['crawl-exclude'], max_pages: f['max-pages'], max_depth: f['max-depth'] });
 }
 
 /** `zod@3.23.8`, `@scope/name@^1`, `zod` → an npm source (the version after the last `@` that is not the scope's). */

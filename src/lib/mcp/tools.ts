@@ -228,8 +228,9 @@ async function topicCreate(ctx: ServerContext, args: Args, call: CallContext): P
   optType(args, 'approval_token', 'string');
   const { validateCreateRequest } = await import('../topics/request.js');
   const { createTopic } = await import('../topics/create.js');
+  const { maxPagesCapOf } = await import('../store/config.js');
   const { approval_token: token, ...raw } = args;
-  const req = validateCreateRequest(raw);
+  const req = validateCreateRequest(raw, {}, { maxPagesCap: await maxPagesCapOf(ctx.root) });
   const progress = createProgress(call);
   const runApproved = async (approve: string): Promise<ToolResult> => {
     // Not behind the warm gate: fetching takes long, and the index lock already orders its sync

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { TkomaError } from '../errors.js';
 import { ALLOW_SETTING, parseAllowList, type SourcePolicy } from '../net/policy.js';
 import { type LimitsOverride, parseLimits } from '../safety/limits.js';
+import { DEFAULT_MAX_PAGES_CAP } from '../sources/crawl/options.js';
 import { LOCAL_ROOTS_SETTING, parseLocalRoots } from '../sources/local-roots.js';
 import { parseToml, smolToml } from './toml.js';
 
@@ -40,7 +41,12 @@ export interface RootConfig {
   sources?: { local_roots: string[] };
   /** `[approval] mode`: `operator` (the default) or `token` (src/lib/approval.ts). */
   approval?: { mode: string };
+  /** `[crawl] max_pages_cap`: the most pages one crawl may ask for (sources/crawl/options.ts has the default). */
+  crawl?: { max_pages_cap: number };
 }
+
+/** Above this a cap is a typo: `[limits] max_files` bounds a topic at 20,000 files by default anyway. */
+const MAX_PAGES_CAP_LIMIT = 100_000;
 
 export const APPROVAL_MODES = ['operator', 'token'] as const;
 export type ApprovalMode = (typeof APPROVAL_MODES)[number];
@@ -48,6 +54,11 @@ export type ApprovalMode = (typeof APPROVAL_MODES)[number];
 /** The root's network policy and local roots, checked. */
 export function policyOf(config: RootConfig): SourcePolicy {
   return { allow: parseAllowList(config.network?.allow, ALLOW_SETTING), localRoots: parseLocalRoots(config.sources?.local_roots, LOCAL_ROOTS_SETTING) };
+}
+
+/** The most pages one crawl of this root may ask for: `[crawl] max_pages_cap`, else 1,000. */
+export async function maxPagesCapOf(root: string): Promise<number> {
+  return (await readConfig(root)).crawl?.max_pages_cap ?? DEFAULT_MAX_PAGES_CAP;
 }
 
 export const DEFAULT_CONFIG: RootConfig = {
@@ -88,6 +99,7 @@ export async function readConfig(root: string): Promise<RootConfig> {
   const network = (data.network ?? {}) as Record<string, unknown>;
   const sources = (data.sources ?? {}) as Record<string, unknown>;
   const approval = (data.approval ?? {}) as Record<string, unknown>;
+  const crawl = (data.crawl ?? {}) as Record<string, unknown>;
   const policy: Pick<RootConfig, 'network' | 'sources'> = {};
   try {
     if (network.allow !== undefined) policy.network = { allow: parseAllowList(network.allow).map((e) => e.text) };
@@ -105,6 +117,10 @@ export async function readConfig(root: string): Promise<RootConfig> {
   if (approval.mode !== undefined && !APPROVAL_MODES.includes(approval.mode as ApprovalMode)) {
     throw misplaced('approval', `[approval] mode must be "operator" or "token" (got ${JSON.stringify(approval.mode)})`);
   }
+  const cap = crawl.max_pages_cap;
+  if (cap !== undefined && (typeof cap !== 'number' || !Number.isSafeInteger(cap) || cap < 1 || cap > MAX_PAGES_CAP_LIMIT)) {
+    throw misplaced('crawl', `[crawl] max_pages_cap must be a whole number from 1 to ${MAX_PAGES_CAP_LIMIT} (got ${JSON.stringify(cap)})`);
+  }
   return {
     embedding: {
       provider: typeof emb.provider === 'string' ? emb.provider : 'auto',
@@ -120,6 +136,7 @@ export async function readConfig(root: string): Promise<RootConfig> {
     ...(limits && Object.keys(limits).length > 0 ? { limits } : {}),
     ...policy,
     ...(typeof approval.mode === 'string' ? { approval: { mode: approval.mode } } : {}),
+    ...(typeof cap === 'number' ? { crawl: { max_pages_cap: cap } } : {}),
   };
 }
 

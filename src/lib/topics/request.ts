@@ -160,7 +160,8 @@ export function validateTopicIdField(v: unknown, name = 'topic_id'): string {
   return v;
 }
 
-export function validateSource(raw: unknown, index: number): SourceRequest {
+/** `maxPagesCap`: the root's `[crawl] max_pages_cap` (a crawl asking for more is refused). */
+export function validateSource(raw: unknown, index: number, maxPagesCap?: number): SourceRequest {
   if (!isRecord(raw)) throw invalid(`sources[${index}] must be an object with \`type\` and \`url\``, 'sources');
   const type = enumValue(raw.type, ['git', 'web', 'npm'] as const, `sources[${index}].type`);
   if (type === 'npm') return validatePackageSource(raw, index);
@@ -169,7 +170,7 @@ export function validateSource(raw: unknown, index: number): SourceRequest {
   if (type === 'web') {
     if (raw.ref !== undefined || raw.paths !== undefined) throw invalid(`sources[${index}]: web sources take no \`ref\` or \`paths\``, 'sources');
     validateWebUrl(url);
-    const crawl = parseCrawl(raw.crawl, index);
+    const crawl = parseCrawl(raw.crawl, index, maxPagesCap);
     return crawl ? { type, url, crawl } : { type, url };
   }
   if (raw.crawl !== undefined) throw invalid(`sources[${index}]: git sources take no \`crawl\``, 'sources');
@@ -215,13 +216,14 @@ function validatePackageSource(raw: Record<string, unknown>, index: number): Sou
 
 export const MAX_AGE_DAYS_CAP = 36_500;
 
-export function validateCreateRequest(raw: unknown, names: FieldNames = {}): CreateRequest {
+/** `opts.maxPagesCap`: the root's `[crawl] max_pages_cap` (store/config.ts maxPagesCapOf); 1,000 when not given. */
+export function validateCreateRequest(raw: unknown, names: FieldNames = {}, opts: { maxPagesCap?: number } = {}): CreateRequest {
   if (!isRecord(raw)) throw invalid('the request must be a JSON object');
   const title = optTitle(raw, names);
   if (!title) throw invalid(`\`${label(names, 'title')}\` is required`, label(names, 'title'));
   if (!Array.isArray(raw.sources) || raw.sources.length === 0) throw invalid('`sources` must list at least one source', 'sources');
   if (raw.sources.length > 50) throw invalid('`sources` lists more than 50 sources; split the topic', 'sources');
-  const sources = raw.sources.map((s, i) => validateSource(s, i));
+  const sources = raw.sources.map((s, i) => validateSource(s, i, opts.maxPagesCap));
   const seen = new Set<string>();
   for (const s of sources) {
     // One folder per package (npm/<package>): a package listed twice would share it.

@@ -24,6 +24,7 @@ export interface CrawlOptions {
 export const CRAWL_DEFAULTS = { scope: 'prefix', max_pages: 200, max_depth: 5 } as const;
 /** The hard cap on max_pages when tkoma-ref.toml sets none (`[crawl] max_pages_cap`). */
 export const DEFAULT_MAX_PAGES_CAP = 1000;
+export const MAX_PAGES_CAP_SETTING = '[crawl] max_pages_cap';
 const MAX_DEPTH_CAP = 50;
 const MAX_GLOBS = 50;
 const MAX_GLOB_CHARS = 300;
@@ -39,10 +40,16 @@ function globs(v: unknown, where: string): string[] | undefined {
   return v.length > 0 ? (v as string[]).map((g) => g.trim()) : undefined;
 }
 
-function count(v: unknown, where: string, fallback: number, cap: number): number {
+function count(v: unknown, where: string, fallback: number, cap: number, setting?: string): number {
   if (v === undefined || v === null) return fallback;
   if (typeof v !== 'number' || !Number.isInteger(v) || v < 1) throw invalid(`${where} must be a whole number of at least 1, got ${JSON.stringify(v)}`);
-  if (v > cap) throw invalid(`${where} is ${v}, over the cap of ${cap} (raise \`max_pages_cap\` in [crawl] of tkoma-ref.toml)`);
+  if (v > cap) {
+    throw new TkomaError('INVALID_INPUT', `${where} is ${v}, over the cap of ${cap}${setting ? ` (raise \`${setting}\` in tkoma-ref.toml)` : ''}`, {
+      field: 'sources',
+      cap,
+      ...(setting ? { setting } : {}),
+    });
+  }
   return v;
 }
 
@@ -67,7 +74,7 @@ export function parseCrawl(raw: unknown, index: number, maxPagesCap = DEFAULT_MA
     scope,
     ...(include ? { include } : {}),
     ...(exclude ? { exclude } : {}),
-    max_pages: count(obj.max_pages, `${where}.max_pages`, Math.min(CRAWL_DEFAULTS.max_pages, maxPagesCap), maxPagesCap),
+    max_pages: count(obj.max_pages, `${where}.max_pages`, Math.min(CRAWL_DEFAULTS.max_pages, maxPagesCap), maxPagesCap, MAX_PAGES_CAP_SETTING),
     max_depth: count(obj.max_depth, `${where}.max_depth`, CRAWL_DEFAULTS.max_depth, MAX_DEPTH_CAP),
   };
 }
