@@ -131,7 +131,7 @@ export const TOOLS: ToolDefinition[] = [
                       scope: { type: 'string', enum: ['prefix', 'host'], description: 'prefix (default): only pages under the start URL\'s folder; host: the whole host.' },
                       include: { type: 'array', items: { type: 'string' }, description: 'Globs over URL paths a page must match, e.g. ["/learn/0.6/guide/**"].' },
                       exclude: { type: 'array', items: { type: 'string' }, description: 'Globs over URL paths to leave out, e.g. ["**/changelog/**"].' },
-                      max_pages: { type: 'integer', minimum: 1, description: 'Pages kept at most (default 200; the root sets a hard cap).' },
+                      max_pages: { type: 'integer', minimum: 1, description: 'Pages kept at most (default 200; at most the root\'s `[crawl] max_pages_cap`, 1000 unless set).' },
                       max_depth: { type: 'integer', minimum: 1, maximum: 50, description: 'Link hops from the start page (default 5).' },
                     },
                     additionalProperties: false,
