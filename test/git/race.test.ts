@@ -8,7 +8,7 @@
  * is clean, nothing is left unmerged or staged.
  *
  * RACE_MUTATIONS sets the count (default 12, to stay cheap in CI; the closing measurement of
- * issue 23 used 200). The figures are printed, not asserted.
+ * issue 23 used 200: docs/BENCHMARKS.md). The figures are printed, not asserted.
  */
 import { execFileSync, spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -164,6 +164,11 @@ describe('an operator racing mutations with checkout, stash and commits', () => 
       ok_without_commit: by((o) => o.code === 0 && !o.commit),
       refused_root_busy: by((o) => o.error === 'ROOT_BUSY'),
       other_failures: outcomes.filter((o) => o.code !== 0 && o.error !== 'ROOT_BUSY').map((o) => `${o.op}:${o.error ?? o.code}`),
+      // Per kind: committed / answered without a commit (nothing to change) / refused or failed.
+      by_op: Object.fromEntries([...new Set(outcomes.map((o) => o.op))].sort().map((op) => {
+        const of = outcomes.filter((o) => o.op === op);
+        return [op, `${of.filter((o) => o.commit).length}/${of.filter((o) => o.code === 0 && !o.commit).length}/${of.filter((o) => o.code !== 0).length}`];
+      })),
       operator_iterations: lines.find((l) => l.startsWith('done'))?.split(' ')[1],
       operator_commits: lines.filter((l) => l.startsWith('committed')).length,
       stash_pop_failed: lines.filter((l) => l.startsWith('pop-failed')).length,
