@@ -173,7 +173,8 @@ export async function runGitSync(opts: GitSyncOptions): Promise<BenchRecord[]> {
     const title = `Shared topic ${created}`;
     const request = JSON.stringify({ title, body: bodyOf(title, Array.from({ length: PARAGRAPHS }, (_, i) => `Paragraph ${i + 1}.`)), sources: [{ type: 'git', url }], tags: ['shared'] });
     const ask = await run(['topic', 'create', '--json', '--input', request], root);
-    const done = await ok(['topic', 'create', '--input', request, '--approve', ask.json.token], root);
+    await ok(['approve', ask.json.request_id], root); // the operator's yes
+    const done = await ok(['topic', 'create', '--input', request], root);
     if (done.json.commit) reported.push(done.json.commit);
   };
 

@@ -73,8 +73,9 @@ async function main(): Promise<void> {
         const input = JSON.stringify({ title: `Links ${n}`, body: '# Links\n\nA page of links.\n', topic_id: `topic-links-${n}`, sources: [{ type: 'web', url: `${base}/links-${n}` }], ...(limits ? { limits } : {}) });
         // The server runs in this process: spawnSync would block it, so phase 1 and 2 run async.
         const phase1 = await runAsync([process.execPath, BIN, 'topic', 'create', '--json', '--root', root, '--input', input], env);
-        const token = JSON.parse(phase1.out).token as string;
-        const created = await runAsync(['/usr/bin/time', '-f', 'TIME %e %U %S %M', process.execPath, BIN, 'topic', 'create', '--json', '--root', root, '--input', input, '--approve', token], env);
+        // The operator's yes, then the identical request.
+        await runAsync([process.execPath, BIN, 'approve', JSON.parse(phase1.out).request_id as string, '--root', root], env);
+        const created = await runAsync(['/usr/bin/time', '-f', 'TIME %e %U %S %M', process.execPath, BIN, 'topic', 'create', '--json', '--root', root, '--input', input], env);
         const j = JSON.parse(created.out) as { status?: string; file_count?: number; chunk_count?: number; error?: { code: string; sources?: { error?: { message?: string } }[] } };
         const result = j.status ? `${j.status}: ${j.file_count} file, ${j.chunk_count} chunks` : `refused, ${j.error?.code}: ${j.error?.sources?.[0]?.error?.message ?? ''}`;
         const t = created.measured!;

@@ -83,11 +83,13 @@ try {
     max_age_days: 90,
     trust_score: 8,
   };
-  // Phase 1: metadata only, exit status 4 and a token.
-  const phase1 = JSON.parse(await tkoma(['topic', 'create', '--json', '--input', JSON.stringify(request)], { expectExit: 4 }));
-  console.log(`approval requested: ${phase1.summary}`);
-  // Phase 2: the operator approved; the same request with the token.
-  const created = JSON.parse(await tkoma(['topic', 'create', '--json', '--ghost', 'demo-ghost', '--model', 'demo', '--input', JSON.stringify(request), '--approve', phase1.token]));
+  // Phase 1: metadata only, exit status 4 and a pending request for the operator.
+  const phase1 = JSON.parse(await tkoma(['topic', 'create', '--json', '--ghost', 'demo-ghost', '--input', JSON.stringify(request)], { expectExit: 4 }));
+  console.log(`approval requested (${phase1.request_id}): ${phase1.summary}`);
+  // The operator looks and says yes; then the ghost's identical request proceeds.
+  console.log(await tkoma(['approvals']));
+  await tkoma(['approve', phase1.request_id]);
+  const created = JSON.parse(await tkoma(['topic', 'create', '--json', '--ghost', 'demo-ghost', '--model', 'demo', '--input', JSON.stringify(request)]));
   console.log(`created ${created.topic_id}: ${created.file_count} files, ${created.chunk_count} chunks, vectors: ${created.vector_search.available ? created.vector_search.embedder : 'off'}`);
 
   const topics = JSON.parse(await tkoma(['topic', 'search', 'library to find documents by words in the browser', '--json']));

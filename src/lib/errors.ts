@@ -18,7 +18,7 @@ export const EXIT = {
   READ_ONLY: 9, // the knowledge root cannot be written (read-only mount, permissions)
   DISK_FULL: 10, // no space left (ENOSPC) or quota exceeded (EDQUOT)
   GIT_FAILED: 11, // a git command failed (a hook, commit signing, a damaged repository)
-  DECLINED: 12, // the operator answered no at a terminal prompt (delete, create): nothing was written
+  DECLINED: 12, // the operator answered no (a terminal prompt, `deny`, an elicitation): nothing was written
   ROOT_BUSY: 13, // the root's git is mid-operation (detached HEAD, merge, rebase, unmerged paths): nothing was written
   NOT_ALLOWED: 14, // refused by the root's policy (network allow list, local roots): nothing was sent or written
 } as const;
@@ -35,6 +35,7 @@ export const ERROR_CODES = {
   CONFIRMATION_REQUIRED: EXIT.INVALID_INPUT,
   UNKNOWN_COMMAND: EXIT.INVALID_INPUT,
   TOPIC_NOT_FOUND: EXIT.NOT_FOUND,
+  APPROVAL_NOT_FOUND: EXIT.NOT_FOUND,
   FILE_NOT_FOUND: EXIT.NOT_FOUND,
   SKIPPED: EXIT.NOT_FOUND,
   APPROVAL_REQUIRED: EXIT.APPROVAL_REQUIRED,
@@ -47,6 +48,7 @@ export const ERROR_CODES = {
   ROOT_EXISTS: EXIT.CONFLICT,
   LOCKED: EXIT.CONFLICT,
   NO_REMOTE: EXIT.CONFLICT,
+  APPROVAL_EXPIRED: EXIT.CONFLICT,
   MALFORMED_TOPIC: EXIT.DAMAGED,
   DAMAGED_STATE: EXIT.DAMAGED,
   EMBEDDER_UNAVAILABLE: EXIT.UNAVAILABLE,
@@ -55,6 +57,7 @@ export const ERROR_CODES = {
   DISK_FULL: EXIT.DISK_FULL,
   GIT_FAILED: EXIT.GIT_FAILED,
   DECLINED: EXIT.DECLINED,
+  APPROVAL_DENIED: EXIT.DECLINED,
   ROOT_BUSY: EXIT.ROOT_BUSY,
   NOT_ALLOWED: EXIT.NOT_ALLOWED,
   INTERNAL: EXIT.ERROR,

@@ -67,6 +67,12 @@ export const SETTINGS = {
     doc: '`mcp --http`: a session with no request and no open stream for this long is closed (its client must initialize again).',
     shown: '1800',
   },
+  elicitationTimeout: {
+    env: 'TKOMA_REF_ELICITATION_TIMEOUT',
+    kind: 'seconds',
+    doc: '`mcp`: how long the approval dialog in the host waits for the operator; unanswered, the create is not approved (no token; in operator mode the request stays pending).',
+    shown: '1800',
+  },
   debug: { env: 'TKOMA_REF_DEBUG', kind: 'flag', doc: 'Print stack traces of unexpected errors, and why a search ran in-process.' },
   codeCache: {
     env: 'TKOMA_REF_CODE_CACHE',

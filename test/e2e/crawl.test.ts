@@ -9,7 +9,7 @@ import { join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { DOC_PACKAGES, type DocsSite, docsSite } from '../helpers/docs-site.js';
-import { allowLocalSources, cli, git, tmpDir } from '../helpers/fixtures.js';
+import { allowLocalSources, cli, git, operatorApproves, tmpDir } from '../helpers/fixtures.js';
 
 function filesUnder(dir: string): string[] {
   const out: string[] = [];
@@ -44,7 +44,7 @@ describe('crawling a documentation site (CLI, real site on 127.0.0.1)', () => {
     tmp.cleanup();
   });
 
-  let token = '';
+  let requestId = '';
   it('phase 1 reads robots.txt, llms.txt and sitemaps, never a page, and shows the bound', async () => {
     const r = await cli(['topic', 'create', '--json', '--input', JSON.stringify(request)], { root });
     expect(r.code, r.stderr).toBe(4);
@@ -58,18 +58,20 @@ describe('crawling a documentation site (CLI, real site on 127.0.0.1)', () => {
     expect(r.json.summary).toContain(`crawl of up to 200 pages under ${site.base}/docs/`);
     const pagesAsked = site.log.filter((l) => l.startsWith('GET /docs') && !l.startsWith('GET /docs/llms.txt '));
     expect(pagesAsked).toEqual([]);
-    token = r.json.token;
+    requestId = r.json.request_id;
   });
 
-  it('a token for the crawl does not approve a bigger crawl', async () => {
+  it("the operator's yes to the crawl does not approve a bigger crawl", async () => {
+    await operatorApproves(root, requestId);
     const bigger = { ...request, sources: [{ type: 'web', url: `${site.base}/docs/`, crawl: { max_pages: 500 } }] };
-    const r = await cli(['topic', 'create', '--json', '--input', JSON.stringify(bigger), '--approve', token], { root });
-    expect(r.json.error.code).toBe('INVALID_TOKEN');
+    const r = await cli(['topic', 'create', '--json', '--input', JSON.stringify(bigger)], { root });
+    expect(r.code).toBe(4);
+    expect(r.json.request_id).not.toBe(requestId);
   });
 
   it('phase 2 keeps exactly the pages in scope, one file per page, and lists what it left out', async () => {
     site.log.length = 0;
-    const r = await cli(['topic', 'create', '--json', '--input', JSON.stringify(request), '--approve', token], { root });
+    const r = await cli(['topic', 'create', '--json', '--input', JSON.stringify(request)], { root });
     expect(r.code, r.stderr).toBe(0);
     const dir = join(root, 'references', id);
     const pages = filesUnder(dir).filter((f) => f.startsWith(`${folder}/`));

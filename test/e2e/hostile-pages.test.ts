@@ -9,7 +9,7 @@ import { join } from 'node:path';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { allowLocalSources, BIN, cli, git, makeRepo, tmpDir } from '../helpers/fixtures.js';
+import { allowLocalSources, BIN, cli, git, makeRepo, operatorApproves, tmpDir } from '../helpers/fixtures.js';
 import { send, startServer, type TestServer } from '../helpers/http-server.js';
 
 /** Phase 1 then phase 2 of `topic create`, as an operator approving at once would. */
@@ -17,7 +17,8 @@ async function create(root: string, request: Record<string, unknown>) {
   const input = JSON.stringify(request);
   const first = await cli(['topic', 'create', '--json', '--input', input], { root });
   if (first.code !== 4) return first;
-  return cli(['topic', 'create', '--json', '--input', input, '--approve', first.json.token], { root });
+  await operatorApproves(root, first.json.request_id);
+  return cli(['topic', 'create', '--json', '--input', input], { root });
 }
 
 /** The binary with its stderr watched as it comes (to see a hold point reached); the rest as `cli` gives it. */
@@ -78,7 +79,8 @@ describe('hostile pages and damaged state, round three (CLI, real server)', () =
     expect(first.code).toBe(4);
     let heldAt!: () => void;
     const held = new Promise<void>((r) => (heldAt = r));
-    const slow = cliWatching(['topic', 'create', '--json', '--input', JSON.stringify(slowReq), '--approve', first.json.token], root, { TKOMA_REF_HOLD_AT: 'create:fetched', TKOMA_REF_HOLD_UNTIL: until }, (err) => {
+    await operatorApproves(root, first.json.request_id);
+    const slow = cliWatching(['topic', 'create', '--json', '--input', JSON.stringify(slowReq)], root, { TKOMA_REF_HOLD_AT: 'create:fetched', TKOMA_REF_HOLD_UNTIL: until }, (err) => {
       if (err.includes('held at create:fetched')) heldAt();
     });
     await held;

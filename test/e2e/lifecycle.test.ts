@@ -65,8 +65,8 @@ describe('topic lifecycle through the CLI', () => {
     allowLocalSources(root);
   });
 
-  let token = '';
-  it('phase 1 gathers metadata, writes nothing, and asks for approval', async () => {
+  let requestId = '';
+  it('phase 1 gathers metadata, writes nothing, and asks the operator (a pending request, no token)', async () => {
     const r = await cli(['topic', 'create', '--json', '--input', JSON.stringify(request)], { root });
     expect(r.code).toBe(4);
     expect(r.json.status).toBe('approval_required');
@@ -75,23 +75,27 @@ describe('topic lifecycle through the CLI', () => {
     // 3 kept files of the filtered repository (README, docs/guide.md, src/widget.py) + 1 page.
     expect(r.json.sources[0]).toMatchObject({ type: 'git', file_count: 3, default_branch: 'main' });
     expect(r.json.sources[0].total_bytes).toBeGreaterThan(100);
-    expect(r.json.summary).toMatch(/^3 files, .* \(filtered from .*upstream\) \+ 1 web page$/);
+    // The operator sees where it goes: the local repository's path, the page's host.
+    expect(r.json.summary).toMatch(/^3 files, .* \(filtered from local repository \/.*upstream\) \+ 1 web page on 127\.0\.0\.1:\d+$/);
     expect(r.stderr).toContain(`APPROVAL_REQUIRED:REFERENCE_TOPIC_CREATE:${r.json.summary}`);
+    expect(r.json).toMatchObject({ approval_mode: 'operator', request_id: expect.stringMatching(/^[0-9a-f]{8}$/) });
+    expect(r.json.token).toBeUndefined();
     expect(existsSync(join(root, 'references', 'topic-widgets-library'))).toBe(false);
     expect(git(root, 'rev-list', '--count', 'HEAD')).toBe('2'); // init, and the operator's settings
-    token = r.json.token;
+    requestId = r.json.request_id;
   });
 
-  it('a token never approves a different request', async () => {
+  it("the operator's yes approves exactly its request: a changed one is asked again", async () => {
+    expect((await cli(['approve', requestId, '--json'], { root })).json).toMatchObject({ request_id: requestId, state: 'approved' });
     const other = { ...request, sources: [{ type: 'git', url: repo.url }, (request.sources as unknown[])[1]] };
-    const r = await cli(['topic', 'create', '--json', '--input', JSON.stringify(other), '--approve', token], { root });
-    expect(r.code).toBe(2);
-    expect(r.json.error.code).toBe('INVALID_TOKEN');
+    const r = await cli(['topic', 'create', '--json', '--input', JSON.stringify(other)], { root });
+    expect(r.code).toBe(4);
+    expect(r.json.request_id).not.toBe(requestId);
     expect(existsSync(join(root, 'references', 'topic-widgets-library'))).toBe(false);
   });
 
-  it('phase 2 with the token fetches, commits once, and indexes', async () => {
-    const r = await cli(['topic', 'create', '--json', '--input', JSON.stringify(request), '--approve', token, ...ghost], { root });
+  it('phase 2, the identical request once approved, fetches, commits once, and indexes', async () => {
+    const r = await cli(['topic', 'create', '--json', '--input', JSON.stringify(request), ...ghost], { root });
     expect(r.stderr).not.toMatch(/at .*\.js:\d+/); // no stack traces
     expect(r.code, r.stdout + r.stderr).toBe(0);
     expect(r.json).toMatchObject({ status: 'created', topic_id: 'topic-widgets-library', file_count: 4 });
@@ -114,8 +118,8 @@ describe('topic lifecycle through the CLI', () => {
     expect(git(root, 'status', '--porcelain')).toBe('');
   });
 
-  it('the same token cannot create the topic twice', async () => {
-    const r = await cli(['topic', 'create', '--json', '--input', JSON.stringify(request), '--approve', token], { root });
+  it('the same request cannot create the topic twice', async () => {
+    const r = await cli(['topic', 'create', '--json', '--input', JSON.stringify(request)], { root });
     expect(r.json.error.code).toBe('TOPIC_EXISTS');
     expect(r.code).toBe(6);
   });

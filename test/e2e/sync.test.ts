@@ -12,7 +12,7 @@ import { join } from 'node:path';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { allowLocalSources, cli, type CliResult, git, makeRepo, tmpDir } from '../helpers/fixtures.js';
+import { allowLocalSources, cli, type CliResult, git, makeRepo, operatorApproves, tmpDir } from '../helpers/fixtures.js';
 
 const tmp = tmpDir('tkoma-sync-');
 const bare = join(tmp.path, 'shared.git');
@@ -29,7 +29,8 @@ async function create(root: string, title: string, url: string, body: string, ta
   const request = JSON.stringify({ title, body, sources: [{ type: 'git', url }], tags });
   const first = await cli(['topic', 'create', '--json', '--input', request], { root });
   expect(first.code, first.stdout + first.stderr).toBe(4);
-  const r = await ok(['topic', 'create', '--json', '--input', request, '--approve', first.json.token], root);
+  await operatorApproves(root, first.json.request_id);
+  const r = await ok(['topic', 'create', '--json', '--input', request], root);
   return r.json.topic_id as string;
 }
 

@@ -60,6 +60,19 @@ export function allowLocalSources(root: string, opts: { allow?: string[]; localR
   git(root, 'commit', '-q', '-m', 'allow sources on this machine', '--', 'tkoma-ref.toml');
 }
 
+/** `[approval] mode` for this root, committed as an operator would. */
+export function setApprovalMode(root: string, mode: 'operator' | 'token'): void {
+  appendFileSync(join(root, 'tkoma-ref.toml'), `\n[approval]\nmode = "${mode}"\n`);
+  git(root, 'commit', '-q', '-m', `approval mode ${mode}`, '--', 'tkoma-ref.toml');
+}
+
+/** The operator's yes to a pending request, as `tkoma-ref approve ID`; throws when refused. */
+export async function operatorApproves(root: string, requestId: unknown): Promise<void> {
+  if (typeof requestId !== 'string') throw new Error(`no request_id to approve (got ${JSON.stringify(requestId)})`);
+  const r = await cli(['approve', requestId, '--json'], { root });
+  if (r.code !== 0) throw new Error(`approve ${requestId} failed: ${r.stdout}${r.stderr}`);
+}
+
 export interface Served {
   url: string;
   close: () => Promise<void>;

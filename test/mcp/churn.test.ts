@@ -13,7 +13,7 @@ import { join } from 'node:path';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { allowLocalSources, cli, makeRepo, tmpDir } from '../helpers/fixtures.js';
+import { allowLocalSources, cli, makeRepo, operatorApproves, tmpDir } from '../helpers/fixtures.js';
 import { RawClient } from '../helpers/mcp.js';
 
 const tmp = tmpDir('tkoma-mcp-churn-');
@@ -101,11 +101,10 @@ describe('a create that is indexing', () => {
     const repo = makeRepo(join(tmp.path, 'gamma'), { 'README.md': '# Gamma\n\nGamma rays are short waves.\n' });
     const args = { title: 'Gamma', body: 'Gamma rays.', sources: [{ type: 'git', url: repo.url }] };
     const ask = await c.request('tools/call', { name: 'reference_topic_create', arguments: args });
-    const token = ask.result.structuredContent.token as string;
-    expect(token).toBeTruthy();
+    await operatorApproves(root, ask.result.structuredContent.request_id);
 
     const before = holds();
-    const id = c.send('tools/call', { name: 'reference_topic_create', arguments: { ...args, approval_token: token }, _meta: { progressToken: 'create-1' } });
+    const id = c.send('tools/call', { name: 'reference_topic_create', arguments: args, _meta: { progressToken: 'create-1' } });
     await c.waitFor((m) => m.method === 'notifications/progress' && m.params.progressToken === 'create-1' && /^Index/.test(m.params.message ?? ''), 'the Index step');
     await c.until(() => holds() > before, 'a sync held at index:writing');
     expect(existsSync(join(root, 'references', 'topic-gamma', 'topic.md'))).toBe(true); // committed

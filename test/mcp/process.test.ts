@@ -14,7 +14,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { allowLocalSources, BIN, cli, makeRepo, PROJECT, tmpDir } from '../helpers/fixtures.js';
+import { allowLocalSources, BIN, cli, makeRepo, operatorApproves, PROJECT, tmpDir } from '../helpers/fixtures.js';
 import { RawClient } from '../helpers/mcp.js';
 
 const tmp = tmpDir('tkoma-mcp-proc-');
@@ -92,9 +92,9 @@ describe('a hand-written JSON-RPC client over stdio', () => {
     await c.initialize();
     const args = { title: 'Cancelled', body: 'x', sources: [{ type: 'git', url: repo.url }] };
     const ask = await c.request('tools/call', { name: 'reference_topic_create', arguments: args });
-    const token = ask.result.structuredContent.token as string;
+    await operatorApproves(root, ask.result.structuredContent.request_id);
     const before = (await cli(['topic', 'list', '--json'], { root })).json.length;
-    const pending = c.request('tools/call', { name: 'reference_topic_create', arguments: { ...args, approval_token: token } });
+    const pending = c.request('tools/call', { name: 'reference_topic_create', arguments: args });
     c.notify('notifications/cancelled', { requestId: 3, reason: 'the user pressed stop' });
     const outcome = await Promise.race([pending, new Promise((r) => setTimeout(() => r('no answer'), 3000))]);
     // A cancelled request gets no answer (the server drops it); nothing was committed either way.

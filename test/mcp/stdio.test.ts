@@ -1,7 +1,7 @@
 /**
  * `tkoma-ref mcp` end to end through the built binary (`npm run build` first), with the SDK's own
- * Client over stdio: every tool with the CLI's --json shapes, the approval round trip with a
- * token and through elicitation (accept, decline, dismiss), errors with the CLI's codes,
+ * Client over stdio: every tool with the CLI's --json shapes (approval: test/mcp/approval.test.ts),
+ * errors with the CLI's codes,
  * resources, the prompt, a CLI writer at the same time, a hand edit seen by the next call.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -15,9 +15,7 @@ import { call, connect, type Connected } from '../helpers/mcp.js';
 const tmp = tmpDir('tkoma-mcp-');
 const root = join(tmp.path, 'kb');
 let upstream: ReturnType<typeof makeRepo>;
-let other: ReturnType<typeof makeRepo>;
-let plain: Connected; // no elicitation: the token round trip
-let asking: Connected; // declares elicitation: the operator is asked
+let plain: Connected;
 
 const TOOLS = ['reference_topic_search', 'reference_topic_list', 'reference_topic_create', 'reference_topic_update', 'reference_search', 'reference_get', 'reference_file_update'];
 
@@ -30,19 +28,13 @@ beforeAll(async () => {
     'docs/old.md': '# Old gears\n\nWooden gears were common before steel.\n',
     'src/mesh.py': 'def mesh(a, b):\n    """Mesh two gears."""\n    return a.teeth / b.teeth\n',
   });
-  other = makeRepo(join(tmp.path, 'pulleys'), {
-    'README.md': '# Pulleys\n\nA pulley changes the direction of a rope force.\n',
-    'docs/blocks.md': '# Block and tackle\n\nMore sheaves, more mechanical advantage.\n',
-  });
   const r = await cli(['topic', 'create', '--yes', '--json', '--title', 'Gears', '--body', 'Gears, gear trains and ratios.', '--tag', 'mechanics', '--git', upstream.url], { root });
   expect(r.code, r.stdout + r.stderr).toBe(0);
   plain = await connect(root);
-  asking = await connect(root, { elicitation: true });
 });
 
 afterAll(async () => {
   await plain?.close();
-  await asking?.close();
   tmp.cleanup();
 });
 
@@ -128,90 +120,6 @@ describe('errors are tool results with the CLI codes', () => {
   }
 });
 
-describe('approval', () => {
-  const request = () => ({
-    title: 'Pulleys',
-    body: 'Pulleys and block and tackle.',
-    sources: [{ type: 'git', url: other.url }],
-    tags: ['mechanics', 'rope'],
-    max_age_days: 90,
-    trust_score: 7,
-  });
-
-  it('without elicitation: approval_required with a token, nothing created; the token runs it', async () => {
-    const before = git(root, 'rev-parse', 'HEAD');
-    const ask = await call(plain, 'reference_topic_create', request());
-    expect(ask.isError).toBe(false);
-    expect(ask.data).toMatchObject({ status: 'approval_required', reason: 'REFERENCE_TOPIC_CREATE', topic_id: 'topic-pulleys' });
-    expect(ask.data.summary).toMatch(/2 files/);
-    expect(ask.data.sources[0]).toMatchObject({ type: 'git', file_count: 2 });
-    expect(ask.data.estimate.files).toBe(2);
-    expect(ask.text.split('\n')[0]).toBe(`APPROVAL_REQUIRED:REFERENCE_TOPIC_CREATE:${ask.data.summary}`);
-    expect(ask.text).toContain(ask.data.token);
-    expect(git(root, 'rev-parse', 'HEAD')).toBe(before);
-    expect((await call(plain, 'reference_topic_list', {})).data.topics.map((t: { topic_id: string }) => t.topic_id)).not.toContain('topic-pulleys');
-
-    // A token approves only its own request.
-    const wrong = await call(plain, 'reference_topic_create', { ...request(), title: 'Pulleys 2', approval_token: ask.data.token });
-    expect(wrong.isError).toBe(true);
-    expect(wrong.data.error.code).toBe('INVALID_TOKEN');
-
-    const progress: string[] = [];
-    const done = await call(plain, 'reference_topic_create', { ...request(), approval_token: ask.data.token }, { onprogress: (p) => progress.push(p.message ?? '') });
-    expect(done.isError, done.text).toBe(false);
-    expect(done.data).toMatchObject({ status: 'created', topic_id: 'topic-pulleys', file_count: 2 });
-    expect(progress.some((m) => m.startsWith('Fetch'))).toBe(true);
-    expect(progress).toContain('Commit');
-    const hit = await call(plain, 'reference_search', { topic: 'topic-pulleys', question: 'sheaves mechanical advantage' });
-    expect(hit.data.results[0].path).toBe('docs/blocks.md');
-  });
-
-  it('with elicitation, accepted: the operator sees summary and cost, and the topic is created', async () => {
-    const repo = makeRepo(join(tmp.path, 'levers'), { 'README.md': '# Levers\n\nA lever multiplies force around a fulcrum.\n' });
-    asking.reply.next = () => ({ action: 'accept', content: { decision: 'approve' } });
-    const r = await call(asking, 'reference_topic_create', { title: 'Levers', body: 'Levers.', sources: [{ type: 'git', url: repo.url }] });
-    expect(r.isError, r.text).toBe(false);
-    expect(r.data).toMatchObject({ status: 'created', topic_id: 'topic-levers', file_count: 1 });
-    const asked = asking.elicited.at(-1)!;
-    expect(asked).toContain("Create reference topic 'Levers' (topic-levers)?");
-    expect(asked).toMatch(/Sources: levers: 1 file, /);
-    expect(asked).toMatch(/Estimated cost: 1 file, .*~1 chunk;.*indexing/);
-    expect(git(root, 'log', '-1', '--format=%s')).toMatch(/^create topic topic-levers/);
-  });
-
-  it('with elicitation, declined: approval_denied telling the ghost to retry with paths; nothing created', async () => {
-    const repo = makeRepo(join(tmp.path, 'wheels'), { 'README.md': '# Wheels\n', 'docs/axles.md': '# Axles\n\nAn axle holds the wheel.\n' });
-    const before = git(root, 'rev-parse', 'HEAD');
-    asking.reply.next = () => ({ action: 'accept', content: { decision: 'deny', note: 'only docs/' } });
-    const denied = await call(asking, 'reference_topic_create', { title: 'Wheels', body: 'Wheels.', sources: [{ type: 'git', url: repo.url }] });
-    expect(denied.isError).toBe(true);
-    expect(denied.data).toMatchObject({ status: 'approval_denied', reason: 'REFERENCE_TOPIC_CREATE', topic_id: 'topic-wheels', operator_note: 'only docs/' });
-    expect(denied.text).toMatch(/^APPROVAL_DENIED:REFERENCE_TOPIC_CREATE:/);
-    expect(denied.text).toMatch(/paths/);
-    expect(git(root, 'rev-parse', 'HEAD')).toBe(before);
-
-    // The decline button says the same.
-    asking.reply.next = () => ({ action: 'decline' });
-    const declined = await call(asking, 'reference_topic_create', { title: 'Wheels', body: 'Wheels.', sources: [{ type: 'git', url: repo.url }] });
-    expect(declined.data.status).toBe('approval_denied');
-
-    // The ghost retries smaller, as the seed describes, and the operator approves that.
-    asking.reply.next = (message) => ({ action: 'accept', content: { decision: message.includes('paths: docs/') ? 'approve' : 'deny' } });
-    const retry = await call(asking, 'reference_topic_create', { title: 'Wheels', body: 'Wheels.', sources: [{ type: 'git', url: repo.url, paths: ['docs/'] }] });
-    expect(retry.isError, retry.text).toBe(false);
-    expect(retry.data).toMatchObject({ status: 'created', file_count: 1 });
-  });
-
-  it('with elicitation, dismissed: the plain approval_required answer (the host may still approve)', async () => {
-    const repo = makeRepo(join(tmp.path, 'screws'), { 'README.md': '# Screws\n' });
-    asking.reply.next = () => ({ action: 'cancel' });
-    const r = await call(asking, 'reference_topic_create', { title: 'Screws', body: 'Screws.', sources: [{ type: 'git', url: repo.url }] });
-    expect(r.isError).toBe(false);
-    expect(r.data.status).toBe('approval_required');
-    expect(r.data.token).toMatch(/^v1\./);
-  });
-});
-
 describe('curating', () => {
   it('reference_topic_update and reference_file_update commit with the CLI shapes', async () => {
     const u = await call(plain, 'reference_topic_update', { topic_id: 'topic-gears', max_age_days: 60, tags: ['mechanics', 'gears'] });
@@ -264,7 +172,7 @@ describe('resources and prompts', () => {
     expect((recent.contents[0] as { text: string }).text).toMatch(/^## Available Reference Topics/);
 
     const { resources } = await plain.client.listResources();
-    expect(resources.map((r) => r.uri)).toEqual(expect.arrayContaining(['tkoma-ref://topics/recent', 'tkoma-ref://topics/topic-gears', 'tkoma-ref://topics/topic-pulleys']));
+    expect(resources.map((r) => r.uri)).toEqual(expect.arrayContaining(['tkoma-ref://topics/recent', 'tkoma-ref://topics/topic-gears']));
     const note = await plain.client.readResource({ uri: 'tkoma-ref://topics/topic-gears' });
     expect((note.contents[0] as { text: string }).text).toMatch(/^\+\+\+\nid = "topic-gears"/);
 

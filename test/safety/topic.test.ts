@@ -19,7 +19,7 @@ import { updateTopic } from '../../src/lib/topics/manage.js';
 import { getReference, showTopic } from '../../src/lib/topics/read.js';
 import { refreshTopic } from '../../src/lib/topics/refresh.js';
 import { validateCreateRequest } from '../../src/lib/topics/request.js';
-import { allowLocalSources, git, makeRepo, serve, type Served, tmpDir } from '../helpers/fixtures.js';
+import { allowLocalSources, git, setApprovalMode, makeRepo, serve, type Served, tmpDir } from '../helpers/fixtures.js';
 
 const GUIDE = [
   '# Guide', // 1
@@ -71,6 +71,7 @@ describe('untrusted text and caps in a knowledge root', () => {
     web = await serve({ '/tips': { type: 'text/html; charset=utf-8', body: PAGE } });
     await initRoot(root);
     allowLocalSources(root);
+    setApprovalMode(root, 'token'); // the caps test below is about what a token binds
   });
   afterAll(async () => {
     forgetTopicIndex(root);
@@ -140,16 +141,16 @@ describe('untrusted text and caps in a knowledge root', () => {
     expect(ask.limits.max_files).toBe(2);
     expect(ask.caps.would_skip).toEqual({ max_files: 3 }); // git: 4 files, 2 kept; then the page
     expect(ask.summary).toMatch(/caps skip 2 \(max_files 2\)/);
-    expect(ask.summary).toMatch(/1 web page \(1 over the caps\)/);
+    expect(ask.summary).toMatch(/1 web page on \S+ \(1 over the caps\)/);
 
     const other = { ...capped, limits: { max_files: 2000 } };
-    const refused = await createTopic(root, other, { approve: ask.token, author, progress: silentProgress }).catch((e) => e);
+    const refused = await createTopic(root, other, { approve: ask.token!, author, progress: silentProgress }).catch((e) => e);
     expect(refused).toBeInstanceOf(TkomaError);
     expect((refused as TkomaError).code).toBe('INVALID_TOKEN');
-    const uncapped = await createTopic(root, { ...capped, limits: undefined }, { approve: ask.token, author, progress: silentProgress }).catch((e) => e);
+    const uncapped = await createTopic(root, { ...capped, limits: undefined }, { approve: ask.token!, author, progress: silentProgress }).catch((e) => e);
     expect((uncapped as TkomaError).code).toBe('INVALID_TOKEN');
 
-    const done = (await createTopic(root, capped, { approve: ask.token, author, embedderFlag: 'none', progress: silentProgress })) as CreateResult;
+    const done = (await createTopic(root, capped, { approve: ask.token!, author, embedderFlag: 'none', progress: silentProgress })) as CreateResult;
     expect(done.file_count).toBe(2);
     expect(done.skipped.by_reason.max_files).toBe(3); // guide.md, zw.ts and the page
     expect(done.sources[1]).toMatchObject({ type: 'web', ok: false });

@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { TkomaError } from '../../src/lib/errors.js';
 import {
+  gitSourceLabel,
   githubRepo,
   isFullCommitSha,
   normalizePaths,
@@ -204,6 +205,18 @@ describe('repoDisplayName and githubRepo', () => {
     ['file:///tmp/x/demo', 'demo'],
   ])('%s → %s', (url, name) => {
     expect(repoDisplayName(url)).toBe(name);
+  });
+
+  it.each([
+    // What an approval names: the whole URL, credentials redacted; a local path marked as one.
+    ['https://github.com/DioxusLabs/dioxus', 'https://github.com/DioxusLabs/dioxus'],
+    ['https://user:secret@git.example.com/team/tool', 'https://***@git.example.com/team/tool'],
+    ['git@github.com:DioxusLabs/dioxus.git', 'git@github.com:DioxusLabs/dioxus.git'],
+    ['file:///home/me/.password-store', 'local repository /home/me/.password-store'],
+    ['file:///srv/x/.git', 'local repository /srv/x/.git'],
+    ['file:///srv/my%20repo/', 'local repository /srv/my repo'],
+  ])('approval label %s → %s', (url, label) => {
+    expect(gitSourceLabel(url)).toBe(label);
   });
 
   it('recognises github.com repositories only', () => {

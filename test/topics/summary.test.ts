@@ -21,9 +21,16 @@ describe('summary', () => {
 
   it('one line for git and web sources together', () => {
     const line = approvalSummary([
-      { type: 'git', display_name: 'acme/gears', file_count: 1247, total_bytes: 98 * 1024 * 1024, languages: [{ name: 'Rust' }] },
-      { type: 'web', display_name: 'https://example.com/' },
+      { type: 'git', display_name: 'https://git.example.com/acme/gears', file_count: 1247, total_bytes: 98 * 1024 * 1024, languages: [{ name: 'Rust' }] },
+      { type: 'web', display_name: 'https://example.com/', host: 'example.com' },
     ] as Parameters<typeof approvalSummary>[0]);
-    expect(line).toBe('acme/gears: 1,247 files, ~98 MB, Rust + 1 web page');
+    expect(line).toBe('https://git.example.com/acme/gears: 1,247 files, ~98 MB, Rust + 1 web page on example.com');
+  });
+
+  it('names the hosts web pages come from, not only their count', () => {
+    const pages = ['https://a.example/x', 'https://a.example/y', 'http://127.0.0.1:8080/z'].map((u) => ({ type: 'web' as const, display_name: u }));
+    expect(approvalSummary(pages)).toBe('3 web pages on a.example, 127.0.0.1:8080');
+    const many = ['a', 'b', 'c', 'd', 'e'].map((h) => ({ type: 'web' as const, display_name: `https://${h}.example/` }));
+    expect(approvalSummary(many)).toBe('5 web pages on a.example, b.example, c.example and 2 more hosts');
   });
 });

@@ -15,7 +15,7 @@ import { countOf, formatBytes } from '../../lib/topics/summary.js';
 
 export default class TopicCreate extends BaseCommand<typeof TopicCreate> {
   static summary = 'Create a reference topic from git repositories and web pages (two-phase, with approval).';
-  static description = `Without --approve or --yes this only gathers metadata (files, size, languages) and answers approval_required with a token, exit code 4, and an APPROVAL_REQUIRED:REFERENCE_TOPIC_CREATE:<summary> line on stderr. Run the same request again with --approve <token> (or --yes, the operator's override) to fetch, commit and index. At a terminal (stdin and stdout both terminals, no --json) it shows the summary and asks "Approve? [y/N]" instead; answering no exits with status 12 (DECLINED), nothing written.
+  static description = `Without --yes this only gathers metadata (files, size, languages; nothing is sent to web pages) and answers approval_required, exit code 4, with an APPROVAL_REQUIRED:REFERENCE_TOPIC_CREATE:<summary> line on stderr. Who approves is the root's \`[approval] mode\`: \`operator\` (the default) records a pending request (\`request_id\`) that the operator decides with \`tkoma-ref approvals\`, \`approve ID\` or \`deny ID\`; the identical request then proceeds, or fails with APPROVAL_DENIED (status 12). \`token\` answers a token instead, for gateways: the same request with --approve <token> proceeds, once. --yes is the operator's own approval. At a terminal (stdin and stdout both terminals, no --json) it shows the summary and asks "Approve? [y/N]" instead; answering no exits with status 12 (DECLINED), nothing written.
 --dry-run lists the files that would be fetched, what would be skipped and why (per reason and folder), and the estimated chunks and time, and writes nothing (no token either).
 --crawl makes each --web URL the start of a crawl of its documentation site (robots.txt, llms.txt, sitemaps, then links; defaults: the pages under the URL's folder, up to 200, 5 links deep), bounded by --max-pages, --max-depth, --crawl-scope, --crawl-include and --crawl-exclude; --max-pages may not exceed [crawl] max_pages_cap of tkoma-ref.toml (1000 unless set).
 Several sources, or refs and paths per source: use --input JSON.`;
@@ -46,7 +46,7 @@ Several sources, or refs and paths per source: use --input JSON.`;
     'max-age-days': Flags.integer({ description: 'Days until the topic is stale (0 = never). Default 30.' }),
     'trust-score': Flags.integer({ description: 'Trust score 0-10. Default 5.' }),
     'topic-id': Flags.string({ description: 'Topic id (default: topic-<slug of title>).' }),
-    approve: Flags.string({ description: 'Approval token from phase 1.' }),
+    approve: Flags.string({ description: 'Approval token from phase 1 (only when `[approval] mode = "token"`).' }),
     yes: Flags.boolean({ description: "Operator's explicit approval: fetch without a token.", default: false }),
     'dry-run': Flags.boolean({ description: 'Show what would be fetched and skipped, and the estimated chunks and time; write nothing.', default: false }),
     ...authorFlags,
@@ -85,19 +85,21 @@ Several sources, or refs and paths per source: use --input JSON.`;
       const { dryRunCreate } = await import('../../lib/topics/dry-run.js');
       return dryRunCreate(root, req, await this.progress());
     }
-    const result = await createTopic(root, req, {
-      approve: f.approve,
-      yes: f.yes,
-      author: { ghost: f.ghost, model: f.model },
-      embedderFlag: f.embedder,
-      progress: await this.progress(),
-    });
+    const author = { ghost: f.ghost, model: f.model };
+    let result: ApprovalRequired | CreateResult;
+    try {
+      result = await createTopic(root, req, { approve: f.approve, yes: f.yes, author, embedderFlag: f.embedder, progress: await this.progress() });
+    } catch (err) {
+      // The gateway's line for a denial, beside the error itself.
+      if (err instanceof TkomaError && typeof err.details.approval_line === 'string') process.stderr.write(err.details.approval_line + '\n');
+      throw err;
+    }
     if (result.status !== 'approval_required') return result;
-    // An operator at a terminal approves here; a ghost (no terminal, or --json) gets the token.
+    // An operator at a terminal approves here; a ghost (no terminal, or --json) gets the request.
     if (this.canAsk()) {
       process.stderr.write(this.approvalText(result) + '\n');
       if (!(await this.confirm('Approve?'))) throw new TkomaError('DECLINED', `not created: ${result.topic_id} was not approved`, { topic_id: result.topic_id });
-      return createTopic(root, req, { approve: result.token, author: { ghost: f.ghost, model: f.model }, embedderFlag: f.embedder, progress: await this.progress() });
+      return createTopic(root, req, { yes: true, author, embedderFlag: f.embedder, progress: await this.progress() });
     }
     process.stderr.write(result.approval_line + '\n');
     return result;
@@ -111,6 +113,7 @@ Several sources, or refs and paths per source: use --input JSON.`;
     return [
       `Create reference topic '${r.title}' (${r.topic_id})?`,
       `  ${r.summary}`,
+      ...r.sources.flatMap((s) => sourceLines(s)),
       ...(r.estimate ? [`  ${r.estimate.summary}`] : []),
       ...skipLines(r.skipped).map((l) => `  ${l}`),
       ...r.sources.filter((s) => s.description).map((s) => `  ${s.display_name}: ${s.description}`),
@@ -133,12 +136,14 @@ Several sources, or refs and paths per source: use --input JSON.`;
   protected renderHuman(r: ApprovalRequired | CreateResult | CreateDryRun): string {
     if (r.status === 'dry_run') return this.dryRunText(r);
     if (r.status === 'approval_required') {
-      return [
-        this.approvalText(r),
-        '',
-        `Approve by running the same command with: --approve ${r.token}`,
-        `(or --yes as the operator). Token expires ${r.expires_at}.`,
-      ].join('\n');
+      const how = r.token
+        ? [`Approve by running the same command with: --approve ${r.token}`, `(or --yes as the operator). The token approves this request once; it expires ${r.expires_at}.`]
+        : [
+            `Waiting for the operator: request ${r.request_id} (expires ${r.expires_at}).`,
+            `  tkoma-ref approve ${r.request_id}      # then run the same command again`,
+            `  tkoma-ref deny ${r.request_id} --note "only docs/"`,
+          ];
+      return [this.approvalText(r), '', ...how].join('\n');
     }
     const lines = [
       `${paint('green', 'Created', process.stdout)} ${r.topic_id}: ${countOf(r.file_count, 'file')}, ${countOf(r.chunk_count, 'chunk')} (commit ${r.commit.slice(0, 7)})`,
@@ -169,6 +174,12 @@ function crawlFlags(f: CrawlFlagValues, maxPagesCap: number): Record<string, unk
     throw new TkomaError('INVALID_INPUT', `--max-pages is ${max}, over the cap of ${maxPagesCap} (raise \`${MAX_PAGES_CAP_SETTING}\` in tkoma-ref.toml)`, { field: '--max-pages', cap: maxPagesCap, setting: MAX_PAGES_CAP_SETTING });
   }
   return assignDefined({}, { scope: f['crawl-scope'], include: f['crawl-include'], exclude: f['crawl-exclude'], max_pages: f['max-pages'], max_depth: f['max-depth'] });
+}
+
+/** Every URL in full and local paths marked: what the operator approves, source by source. */
+function sourceLines(s: ApprovalRequired['sources'][number]): string[] {
+  const ref = s.ref ?? s.default_branch;
+  return [`  - ${s.display_name}${s.type === 'git' && ref ? ` @ ${ref}` : ''}${s.paths ? ` (paths: ${s.paths.join(', ')})` : ''}`];
 }
 
 /** `zod@3.23.8`, `@scope/name@^1`, `zod` → an npm source (the version after the last `@` that is not the scope's). */

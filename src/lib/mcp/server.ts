@@ -17,6 +17,7 @@ import * as z from 'zod';
 import { TkomaError } from '../errors.js';
 import type { CommitAuthor } from '../root-git.js';
 import { packageVersion } from '../serve/protocol.js';
+import { envSetting } from '../settings.js';
 import { packageDir } from '../store/root.js';
 import { INSTRUCTIONS, TOOLS } from './schemas.js';
 import { type CallContext, callTool, type ElicitAnswer, type ServerContext, type ToolResult } from './tools.js';
@@ -26,7 +27,7 @@ export const RECENT_URI = 'tkoma-ref://topics/recent';
 export const TOPIC_URI = 'tkoma-ref://topics/{topic_id}';
 export const FILE_URI = 'tkoma-ref://files/{topic_id}/{+path}';
 /** An operator reading a dialog: far longer than a protocol round trip. */
-const ELICITATION_TIMEOUT_MS = 30 * 60_000;
+const ELICITATION_TIMEOUT_SECONDS = 30 * 60;
 
 export interface McpOptions {
   root: string;
@@ -74,7 +75,7 @@ function toolsFor(server: McpServer, ctx: ServerContext): void {
             elicit: async (message, requestedSchema, signal): Promise<ElicitAnswer> => {
               const r = await extra.sendRequest({ method: 'elicitation/create', params: { message, requestedSchema } }, ElicitResultSchema, {
                 signal,
-                timeout: ELICITATION_TIMEOUT_MS,
+                timeout: (envSetting('elicitationTimeout') ?? ELICITATION_TIMEOUT_SECONDS) * 1000,
               });
               return { action: r.action, content: r.content as Record<string, unknown> | undefined };
             },

@@ -181,6 +181,23 @@ export function normalizePaths(paths: string[]): string[] {
 }
 
 /** A short human name for a repository: "owner/repo" for hosted repos, the folder name for file://. */
+/**
+ * What an operator approves, named in full: `https://github.com/o/r` (credentials redacted), or
+ * `local repository /home/me/x` for file:// (a local path is not a download, and says so). Pure.
+ */
+export function gitSourceLabel(url: string): string {
+  if (gitUrlScheme(url) === 'file') {
+    let path: string;
+    try {
+      path = decodeURIComponent(new URL(url).pathname);
+    } catch {
+      path = url.replace(/^file:\/\//i, '');
+    }
+    return `local repository ${path.replace(/\/+$/, '') || '/'}`;
+  }
+  return redactUrl(url);
+}
+
 export function repoDisplayName(url: string): string {
   const stripGit = (s: string) => s.replace(/\.git$/i, '');
   let path: string;

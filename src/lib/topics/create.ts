@@ -1,13 +1,17 @@
 /**
- * `topic create`: phase 1 gathers metadata and answers approval_required with a token bound to
- * the request; phase 2 (token or --yes) fetches into a staging folder inside the root, writes
+ * `topic create`: phase 1 gathers metadata and answers approval_required (a pending request the
+ * operator decides, or in token mode a token bound to the request: src/lib/approval/gate.ts);
+ * phase 2 (approved, or --yes) fetches into a staging folder inside the root, writes
  * topic.md and the file manifest, moves the folder into place, commits once, and indexes.
  */
 import { existsSync, readdirSync } from 'node:fs';
 import { mkdir, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 
-import { approvalLine, canonicalRequest, issueToken, verifyToken } from '../approval.js';
+import { approvalGate } from '../approval/gate.js';
+import { recordRequest } from '../approval/requests.js';
+import { approvalLine, canonicalRequest, issueToken } from '../approval/token.js';
+import type { ApprovalMode } from '../store/config.js';
 import { TkomaError } from '../errors.js';
 import { adoptPacks, type CommitAuthor } from '../root-git.js';
 import { holdPoint } from '../hold.js';
@@ -15,7 +19,7 @@ import { crashPoint, runMutation, stagingPath } from '../mutation.js';
 import { assertRootIdle } from '../root-state.js';
 import type { Progress } from '../progress.js';
 import { type GitProbe, probeGitSource } from '../sources/git.js';
-import { repoDisplayName } from '../sources/git-url.js';
+import { gitSourceLabel, repoDisplayName } from '../sources/git-url.js';
 import type { CrawlOptions } from '../sources/crawl/options.js';
 import { resolveVersionTag } from '../sources/git-version.js';
 import { resolveNpmSource } from '../sources/npm/npm.js';
@@ -94,7 +98,12 @@ export interface ApprovalRequired {
   /** The line gateways look for; also printed on stderr. */
   approval_line: string;
   sources: SourceDetails[];
-  token: string;
+  /** Who approves: `operator` (a pending request, no token) or `token` (`[approval] mode`). */
+  approval_mode: ApprovalMode;
+  /** Operator mode: the pending request the operator decides with `tkoma-ref approve ID` / `deny ID`. */
+  request_id?: string;
+  /** Token mode only: approves this exact request, once. */
+  token?: string;
   expires_at: string;
   hint: string;
   /** The caps the fetch will apply, and what they would leave out as far as the probes can tell. */
@@ -128,6 +137,8 @@ export interface CreateOptions {
   approve?: string;
   yes?: boolean;
   author: CommitAuthor;
+  /** Who asked, for the operator's `approvals` list: `cli`, or `mcp (<client>)`. */
+  via?: string;
   embedderFlag?: string;
   limits?: FetchLimits;
   progress: Progress;
@@ -180,7 +191,8 @@ async function probeSource(src: SourceRequest, limits: FetchLimits, budget: Budg
   const details: SourceDetails = {
     type: 'git',
     url: src.url,
-    display_name: p.display_name,
+    // In full, local paths marked (repoDisplayName showed `file:///home/me/.password-store` as `.password-store`).
+    display_name: gitSourceLabel(src.url),
     ref: tag ? tag.tag : p.ref,
     ...(src.version ? { version: src.version } : {}),
     ...(src.paths ? { paths: src.paths } : {}),
@@ -289,33 +301,49 @@ export async function createTopic(root: string, req: CreateRequest, opts: Create
   assertNew(root, req.topic_id);
   // Caps change what is fetched, so a token binds them when the request sets any.
   const canonical = canonicalRequest(req) + (req.limits ? `\nlimits ${JSON.stringify(effectiveLimits(req.limits))}` : '');
-  if (opts.approve) await verifyToken(root, canonical, opts.approve);
-  else if (!opts.yes) return phaseOne(root, req, canonical, opts.progress, opts.limits);
-  return withYoungGenerationHeld(() => phaseTwo(root, req, opts));
+  const gate = await approvalGate(root, canonical, { approve: opts.approve, yes: opts.yes });
+  if (!gate.go) return phaseOne(root, req, { canonical, mode: gate.mode, request_hash: gate.request_hash }, opts);
+  try {
+    return await withYoungGenerationHeld(() => phaseTwo(root, req, opts));
+  } catch (err) {
+    // Nothing was created: the operator's yes (or the token) still stands for this request.
+    if (!topicExists(root, req.topic_id)) await gate.release().catch(() => undefined);
+    throw err;
+  }
 }
 
-async function phaseOne(root: string, req: CreateRequest, canonical: string, progress: Progress, explicit?: FetchLimits): Promise<ApprovalRequired> {
-  const { limits, probed } = await probeSources(root, req, progress, explicit);
+async function phaseOne(root: string, req: CreateRequest, ask: { canonical: string; mode: ApprovalMode; request_hash: string }, opts: CreateOptions): Promise<ApprovalRequired> {
+  const { limits, probed } = await probeSources(root, req, opts.progress, opts.limits);
   const details = probed.map((p) => p.details);
   const summary = approvalSummary(details.map((d, i) => ({ ...d, filtered: !!req.sources[i].paths })));
-  const { token, expires_at } = await issueToken(root, canonical);
   const estimate = await estimateFor(root, details);
-  return {
-    status: 'approval_required',
-    reason: 'REFERENCE_TOPIC_CREATE',
+  const common = {
+    status: 'approval_required' as const,
+    reason: 'REFERENCE_TOPIC_CREATE' as const,
     topic_id: req.topic_id,
     title: req.title,
     summary,
     approval_line: approvalLine(summary),
     sources: details,
-    token,
-    expires_at,
-    hint: 'ask the operator; on approval run the same request again with --approve <token>; if denied, retry with `paths` (README.md, docs/, examples/)',
-    limits,
-    caps: capsPreview(details),
-    skipped: skipReport(probed.flatMap((p) => p.skipped)),
-    ...(estimate ? { estimate } : {}),
+    approval_mode: ask.mode,
   };
+  const rest = { limits, caps: capsPreview(details), skipped: skipReport(probed.flatMap((p) => p.skipped)), ...(estimate ? { estimate } : {}) };
+  if (ask.mode === 'token') {
+    const { token, expires_at } = await issueToken(root, ask.canonical);
+    const hint = 'ask the operator; on approval run the same request again with --approve <token> (it approves this request once); if denied, retry with `paths` (README.md, docs/, examples/)';
+    return { ...common, token, expires_at, hint, ...rest };
+  }
+  const r = await recordRequest(root, {
+    request_hash: ask.request_hash,
+    topic_id: req.topic_id,
+    title: req.title,
+    summary,
+    sources: details,
+    ...(estimate ? { estimate } : {}),
+    requested_by: { ...opts.author, via: opts.via ?? 'cli' },
+  });
+  const hint = `nothing was fetched. The operator decides: \`tkoma-ref approvals\`, then \`tkoma-ref approve ${r.request_id}\` or \`tkoma-ref deny ${r.request_id} --note …\`. Then run the identical request again: it proceeds once approved, or answers APPROVAL_DENIED (then retry with \`paths\`: README.md, docs/, examples/)`;
+  return { ...common, request_id: r.request_id, expires_at: r.expires_at, hint, ...rest };
 }
 
 export async function estimateFor(root: string, details: Pick<SourceDetails, 'file_count' | 'total_bytes'>[]): Promise<import('../approval-estimate.js').ApprovalEstimate | null> {

@@ -3,6 +3,8 @@
 export interface SourceSummaryInput {
   type: 'git' | 'web' | 'npm';
   display_name: string;
+  /** Web pages: the host they are requested from. */
+  host?: string;
   file_count?: number;
   total_bytes?: number | null;
   languages?: { name: string }[];
@@ -37,8 +39,9 @@ export function formatBytes(bytes: number): string {
 }
 
 /**
- * `DioxusLabs/dioxus: 1,247 files, ~98 MB, Rust + 1 web page`, or with paths
- * `341 files, ~12 MB (filtered from DioxusLabs/dioxus)`.
+ * `https://github.com/DioxusLabs/dioxus: 1,247 files, ~98 MB, Rust + 1 web page on dioxuslabs.com`,
+ * or with paths `341 files, ~12 MB (filtered from https://github.com/DioxusLabs/dioxus)`; a local
+ * repository is named `local repository /path`.
  */
 export function approvalSummary(sources: SourceSummaryInput[]): string {
   const parts: string[] = [];
@@ -64,9 +67,20 @@ export function approvalSummary(sources: SourceSummaryInput[]): string {
   const web = webs.length;
   if (web > 0) {
     const capped = webs.reduce((n, w) => n + Object.values(w.capped ?? {}).reduce((a, b) => a + b, 0), 0);
-    parts.push(`${web} web page${web === 1 ? '' : 's'}${capped ? ` (${formatCount(capped)} over the caps)` : ''}`);
+    // Hosts, not only a count: the operator sees where the requests would go.
+    const hosts = [...new Set(webs.map((w) => w.host ?? hostOf(w.display_name)))];
+    const on = hosts.length > 3 ? `${hosts.slice(0, 3).join(', ')} and ${countOf(hosts.length - 3, 'more host')}` : hosts.join(', ');
+    parts.push(`${web} web page${web === 1 ? '' : 's'} on ${on}${capped ? ` (${formatCount(capped)} over the caps)` : ''}`);
   }
   return parts.join(' + ');
+}
+
+function hostOf(url: string): string {
+  try {
+    return new URL(url).host;
+  } catch {
+    return url;
+  }
 }
 
 /** "caps skip 247 (max_files 200, too_large 47)", or '' when the caps leave nothing out. */

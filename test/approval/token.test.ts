@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 
 import { describe, expect, it } from 'vitest';
 
-import { canonicalRequest, makeToken, tokenProblem } from '../src/lib/approval.js';
+import { canonicalRequest, makeToken, tokenProblem } from '../../src/lib/approval/token.js';
 
 const secret = randomBytes(32);
 const base = {

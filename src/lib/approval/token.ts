@@ -1,5 +1,6 @@
 /**
- * Two-phase approval for `topic create` (the seed's "Phase 0"). Phase 1 answers a token bound to
+ * Token approval (`[approval] mode = "token"`, for gateways that hold the token themselves, as the
+ * seed designs). Phase 1 answers a token bound to
  * exactly what would be fetched: the topic id and title and every source's type, url, ref and
  * paths. Body, tags, trust and max age do not change what is fetched, so they may be edited between
  * the phases. The token is an HMAC with a per-root secret kept in `.tkoma/`, with an expiry.
@@ -8,12 +9,12 @@
  * token protects against a ghost approving a *different* request by mistake, and gives gateways
  * a fixed string to look for; it is not a defence against a hostile local process.
  */
-import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
-import { TkomaError } from './errors.js';
-import { stateDir } from './store/root.js';
+import { TkomaError } from '../errors.js';
+import { stateDir } from '../store/root.js';
 
 export const APPROVAL_REASON = 'REFERENCE_TOPIC_CREATE';
 const TOKEN_VERSION = 'v1';
@@ -93,6 +94,33 @@ export async function issueToken(root: string, canonical: string, ttlSeconds = D
 export async function verifyToken(root: string, canonical: string, token: string): Promise<void> {
   const problem = tokenProblem(await rootSecret(root), canonical, token, Math.floor(Date.now() / 1000));
   if (problem) throw new TkomaError('INVALID_TOKEN', `approval token refused: ${problem}`);
+}
+
+/**
+ * A token approves one create, once: its use is recorded (`wx`: of two racing calls one wins),
+ * so a replay, or a replay after the topic was deleted, is refused. `release` takes the record
+ * back when the fetch failed before anything was created. A record is pruned once its token has
+ * expired (an expired token is refused anyway).
+ */
+export async function spendToken(root: string, token: string): Promise<() => Promise<void>> {
+  const folder = join(stateDir(root), 'approvals', 'used-tokens');
+  await mkdir(folder, { recursive: true });
+  const now = Math.floor(Date.now() / 1000);
+  for (const name of await readdir(folder).catch(() => [] as string[])) {
+    const expires = Number(name.split('.')[0]);
+    if (Number.isFinite(expires) && expires < now) await rm(join(folder, name), { force: true });
+  }
+  const expires = token.split('.')[1] ?? '0';
+  const file = join(folder, `${expires}.${createHash('sha256').update(token).digest('hex').slice(0, 32)}`);
+  try {
+    await writeFile(file, new Date().toISOString() + '\n', { flag: 'wx', mode: 0o600 });
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'EEXIST') {
+      throw new TkomaError('INVALID_TOKEN', 'approval token refused: it was already used (a token approves one create, once); run the request again without --approve to get a new one');
+    }
+    throw err;
+  }
+  return () => rm(file, { force: true });
 }
 
 /** The line gateways look for on stderr. */

@@ -1,0 +1,38 @@
+/** Words for the operator: one approval request, every URL in full and local paths marked. */
+import type { ListedRecord } from '../lib/approval/requests.js';
+import { countOf, formatBytes } from '../lib/topics/summary.js';
+
+interface ListedSource {
+  type?: string;
+  display_name?: string;
+  url?: string;
+  host?: string;
+  ref?: string | null;
+  default_branch?: string | null;
+  paths?: string[];
+  file_count?: number;
+  total_bytes?: number | null;
+  crawl?: { bound?: string };
+}
+
+function sourceLine(s: ListedSource): string {
+  if (s.type === 'web' && s.crawl?.bound) return `crawl ${s.url}: ${s.crawl.bound}`;
+  if (s.type === 'web') return `web page ${s.url} (host ${s.host ?? '?'})`;
+  const ref = s.ref ?? s.default_branch;
+  const size = [s.file_count !== undefined ? countOf(s.file_count, 'file') : null, typeof s.total_bytes === 'number' ? formatBytes(s.total_bytes) : null].filter(Boolean).join(', ');
+  return `${s.type === 'npm' ? 'npm ' : ''}${s.display_name ?? s.url}${s.type === 'git' && ref ? ` @ ${ref}` : ''}${s.paths ? ` (paths: ${s.paths.join(', ')})` : ''}${size ? `: ${size}` : ''}`;
+}
+
+export function renderRequest(r: ListedRecord): string {
+  const who = [r.requested_by.ghost, r.requested_by.model ? `model ${r.requested_by.model}` : null].filter(Boolean).join(', ');
+  const est = (r.estimate as { summary?: string } | undefined)?.summary;
+  const lines = [
+    `${r.request_id}  ${r.state.toUpperCase()}  ${r.topic_id} ('${r.title}')`,
+    `  asked ${r.requested_at} by ${who || 'an unnamed ghost'} via ${r.requested_by.via}; expires ${r.expires_at}`,
+    ...(r.sources as ListedSource[]).map((s) => `  - ${sourceLine(s)}`),
+    ...(est ? [`  estimate: ${est}`] : []),
+  ];
+  if (r.decided_at) lines.push(`  ${r.state === 'denied' ? 'denied' : 'approved'} ${r.decided_at} by ${r.decided_by}${r.note ? `: "${r.note}"` : ''}${r.used_at ? `; used ${r.used_at}` : ''}`);
+  if (r.state === 'pending') lines.push(`  tkoma-ref approve ${r.request_id}    tkoma-ref deny ${r.request_id} --note "…"`);
+  return lines.join('\n');
+}
