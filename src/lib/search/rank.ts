@@ -10,6 +10,7 @@ import type { ManifestLookup } from '../store/manifest-lookup.js';
 import type { LoadedTopic } from '../store/topic-files.js';
 import { type FusedHit, type FusionCandidate, type FusionOptions, fuse, type RankedItem, vectorWeightFor } from './fusion.js';
 import type { SearchMode } from './search.js';
+import { lexicalQuestion } from './question-frame.js';
 import { translatedPaths } from './translations.js';
 
 export type LexicalSearch = Pick<typeof import('../index/service.js'), 'searchLexical' | 'searchLexicalAcross'>;
@@ -129,19 +130,21 @@ export async function rankChunks(
       }
     }
   }
+  // BM25 weighs what the question is about, not the words that make it a question.
+  const words = lexicalQuestion(question);
   if (mode !== 'vector' && opened.length === 1) {
     // Segments answer live docs only (the head's file table), so a per-match filter is only
     // needed to drop obsolete files.
     const o = opened[0]!;
     const { note, usable, filtered } = notes[0]!;
-    for (const h of await lexicalSearch.searchLexical(o.index, question, n, filtered ? usable : undefined)) {
+    for (const h of await lexicalSearch.searchLexical(o.index, words, n, filtered ? usable : undefined)) {
       const c = o.index.chunks.get(h.id);
       if (c) lexical.push({ key: note(h.id, c), score: h.score });
     }
   } else if (mode !== 'vector' && opened.length > 1) {
     // Several topics: one corpus, so BM25 scores compare across topics (index/topic-index.ts).
     const filter = notes.some((x) => x.filtered) ? (i: number, id: string) => notes[i]!.usable(id) : undefined;
-    for (const h of await lexicalSearch.searchLexicalAcross(opened.map((o) => o.index), question, n, filter)) {
+    for (const h of await lexicalSearch.searchLexicalAcross(opened.map((o) => o.index), words, n, filter)) {
       const c = opened[h.index]!.index.chunks.get(h.id);
       if (c) lexical.push({ key: notes[h.index]!.note(h.id, c), score: h.score });
     }

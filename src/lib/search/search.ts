@@ -13,6 +13,7 @@ import { type BrokenTopic, type LoadedTopic, loadAllTopics } from '../store/topi
 import { DEFAULT_CONTEXT_MAX_CHARS, type HitContext, MAX_CONTEXT_LINES, parseContext } from './context.js';
 import type { Explain, FusionOptions } from './fusion.js';
 import { toReferenceHits } from './hits.js';
+import { asksForOverview } from './question-frame.js';
 import { querySpaces } from './query-spaces.js';
 import { type Opened, openIndexes, rankChunks } from './rank.js';
 import { chooseTopic, weighByTopic } from './topic-choice.js';
@@ -232,6 +233,14 @@ export async function searchReferences(root: string, req: ReferenceSearchRequest
       indexes = indexes.filter((x) => x.topic === chosen);
       ranked = await rank(indexes);
     }
+  }
+  if (asksForOverview(question)) {
+    const { isIntroTitle, preferIntroductions } = await import('./sections.js');
+    const isIntro = (key: string): boolean => {
+      const c = ranked.refs.get(key)?.chunk;
+      return c !== undefined && c.role === 'docs' && (key.endsWith('#0') || isIntroTitle(c.title));
+    };
+    ranked = { ...ranked, hits: preferIntroductions(ranked.hits, isIntro) };
   }
   const results = await toReferenceHits(ranked.hits, ranked.refs, question, { limit, maxChars, explain: req.explain ?? false, now, ...(context !== undefined ? { context } : {}) });
 
