@@ -11,12 +11,12 @@ import { hasConflictMarkers, rootStateNote } from '../root-state.js';
 import { type FileStatus, staleness } from '../store/model.js';
 import { type BrokenTopic, type LoadedTopic, loadAllTopics } from '../store/topic-files.js';
 import { DEFAULT_CONTEXT_MAX_CHARS, type HitContext, MAX_CONTEXT_LINES, parseContext } from './context.js';
-import type { Explain, FusionOptions } from './fusion.js';
+import type { Explain, FusedHit, FusionOptions } from './fusion.js';
 import { toReferenceHits } from './hits.js';
 import { asksForOverview } from './question-frame.js';
 import { querySpaces } from './query-spaces.js';
 import { type Opened, openIndexes, rankChunks } from './rank.js';
-import { chooseTopic, weighByTopic } from './topic-choice.js';
+import { chooseTopic, isNotEvidence, weighByTopic } from './topic-choice.js';
 import { rankTopics, syncNotesQuietly, validateQuery } from './topic-notes.js';
 import { matchTopicRef } from '../topics/resolve.js';
 
@@ -224,10 +224,12 @@ export async function searchReferences(root: string, req: ReferenceSearchRequest
   const rank = (over: Opened[]): ReturnType<typeof rankChunks> =>
     rankChunks(question, over, chunkQuery?.embedder ?? null, chunkQuery?.qvec ?? null, { searchLexical, searchLexicalAcross }, limit, mode, req.roleBoosts);
   let ranked = await rank(indexes);
-  if (every && indexes.length > 1) ranked = { ...ranked, hits: weighByTopic(ranked.hits) };
+  // A topic's evidence: its hits but tests and release history (topic-choice.ts isNotEvidence).
+  const evidence = (): FusedHit[] => ranked.hits.filter((h) => !isNotEvidence(h.path, ranked.refs.get(h.key)?.chunk.role ?? 'code'));
+  if (every && indexes.length > 1) ranked = { ...ranked, hits: weighByTopic(ranked.hits, undefined, undefined, evidence()) };
   if (noteOrder) {
     // No topic named: the topic whose chunks answer best, then its answer as `--topic` gives it.
-    const pick = indexes.length === 1 ? indexes[0]!.topic.front.id : chooseTopic(ranked.hits, noteOrder);
+    const pick = indexes.length === 1 ? indexes[0]!.topic.front.id : chooseTopic(evidence(), noteOrder);
     chosen = live.find((t) => t.front.id === pick) ?? null;
     if (chosen && indexes.length > 1) {
       indexes = indexes.filter((x) => x.topic === chosen);
