@@ -1,7 +1,7 @@
 /** Issue 26: a topicless search's topic by its chunks' evidence, and `--all`'s lean (pure). */
 import { describe, expect, it } from 'vitest';
 
-import { chooseTopic, topicEvidence, weighByTopic } from '../../src/lib/search/topic-choice.js';
+import { chooseTopic, isNotEvidence, topicEvidence, weighByTopic } from '../../src/lib/search/topic-choice.js';
 
 const hit = (topicId: string, score: number) => ({ topicId, score, explain: { boosts: {} as { topic?: number }, boosted: score } });
 
@@ -31,5 +31,15 @@ describe('topic choice', () => {
     expect(out.map((h) => h.topicId)).toContain('x');
     expect(out.find((h) => h.topicId === 'y')!.explain.boosts.topic).toBe(1);
     expect(out.find((h) => h.topicId === 'x')!.explain.boosts.topic).toBeLessThan(1);
+  });
+
+  it('tests and release history are no evidence; the weighing of --all takes its evidence apart from its hits', () => {
+    for (const p of ['CHANGELOG.md', 'docs/HISTORY.md', 'Changes', 'NEWS.rst', 'RELEASES.md']) expect(isNotEvidence(p, 'docs'), p).toBe(true);
+    expect(isNotEvidence('src/a.test.ts', 'test')).toBe(true);
+    for (const p of ['README.md', 'src/changes.ts', 'docs/release-process.md']) expect(isNotEvidence(p, p.endsWith('.ts') ? 'code' : 'docs'), p).toBe(false);
+    const hits = [hit('x', 1), hit('y', 0.95), hit('y', 0.9)];
+    const out = weighByTopic(hits, undefined, undefined, [hit('x', 1)]);
+    expect(out[0]!.topicId).toBe('x');
+    expect(out.find((h) => h.topicId === 'y')!.explain.boosts.topic).toBeLessThan(1);
   });
 });
