@@ -107,6 +107,20 @@ describe('crawl bounds: the hard cap in tkoma-ref.toml and the --crawl flags (CL
     expect(scope.stdout + scope.stderr).not.toMatch(/\n\s+at /); // no stack trace
   });
 
+  it('--crawl --dry-run lists the pages discovery found, requests no page and writes nothing', async () => {
+    const root = await freshRoot();
+    const head = git(root, 'rev-parse', 'HEAD');
+    site.log.length = 0;
+    const r = await cli(['topic', 'create', '--json', '--title', 'Test docs', '--web', `${site.base}/docs/`, '--crawl', '--dry-run'], { root });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.json).toMatchObject({ status: 'dry_run', sources: [{ crawl: { max_pages: 200, bound: `up to 200 pages under ${site.base}/docs/ (link depth 5)` } }] });
+    expect(r.json.files.length).toBeGreaterThan(0);
+    expect(r.json.files.map((f: { path: string }) => f.path)).toContain(`127.0.0.1-${new URL(site.base).port}/docs/minimatch.md`);
+    expect(site.log.filter((l) => l.startsWith('GET /docs') && !l.startsWith('GET /docs/llms.txt '))).toEqual([]);
+    expect(git(root, 'rev-parse', 'HEAD')).toBe(head);
+    expect(git(root, 'status', '--porcelain')).toBe('');
+  });
+
   it('--crawl with its bounds: phase 1 shows them, --yes crawls within them and records them in topic.md', async () => {
     const root = await freshRoot();
     const args = [
@@ -124,5 +138,16 @@ describe('crawl bounds: the hard cap in tkoma-ref.toml and the --crawl flags (CL
     expect(site.log.some((l) => l.startsWith('GET /docs/loop-') || l.startsWith('GET /docs/slow'))).toBe(false);
     const topic = readFileSync(join(root, 'references', 'topic-flag-docs', 'topic.md'), 'utf8');
     expect(topic).toContain('crawl_scope = "prefix"\ncrawl_max_pages = 4\ncrawl_max_depth = 2\ncrawl_exclude = ["/docs/slow", "/docs/loop-*"]\n');
+
+    // The operator lowers the cap below what the topic asks for: refresh asks for no page and keeps the files.
+    appendFileSync(join(root, 'tkoma-ref.toml'), '\n[crawl]\nmax_pages_cap = 3\n');
+    git(root, 'commit', '-q', '-am', 'lower the crawl cap');
+    site.log.length = 0;
+    const refreshed = await cli(['refresh', 'topic-flag-docs', '--json'], { root });
+    expect(refreshed.code).not.toBe(0);
+    expect(refreshed.json.error.code).toBe('SOURCE_UNREACHABLE'); // its only source refused: "every source failed"
+    expect(refreshed.json.error.message).toContain('crawl_max_pages = 4 in topic.md is over the cap of 3 (`[crawl] max_pages_cap` in tkoma-ref.toml)');
+    expect(site.log).toEqual([]);
+    expect(readFileSync(join(root, 'references', 'topic-flag-docs', 'topic.md'), 'utf8')).toBe(topic);
   });
 });

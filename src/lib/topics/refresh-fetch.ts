@@ -13,6 +13,7 @@ import { remoteCommit } from '../sources/git.js';
 import { resolveVersionTag } from '../sources/git-version.js';
 import { type NpmResolved, npmSourceFields, resolveNpmSource } from '../sources/npm/npm.js';
 import { isFullCommitSha, repoDisplayName } from '../sources/git-url.js';
+import { maxPagesCapOf } from '../store/config.js';
 import type { TopicFront, TopicSource } from '../store/model.js';
 import { readManifest, readTopic } from '../store/topic-files.js';
 import { scanTree } from './carry.js';
@@ -56,6 +57,7 @@ export async function fetchUpstream(root: string, id: string, staging: string, o
   // The caps hold for the whole topic: each source gets what the others (as they stand) leave.
   const { limits, fetch } = await resolveLimits(root, undefined, opts.limits);
   if (fetch.policy) assertSourcesAllowed(fetch.policy, seen.sources);
+  const maxPagesCap = seen.sources.some((src) => src.crawl) ? await maxPagesCapOf(root) : Infinity;
   const seenManifest = await readManifest(seenDir);
   const holding = seen.sources.map((src, i) => seenManifest.filter((rec) => rec.source_url === src.url && (!prefixes[i] || rec.path.startsWith(`${prefixes[i]}/`))));
   const budgetExcept = (i: number) => {
@@ -89,6 +91,10 @@ export async function fetchUpstream(root: string, id: string, staging: string, o
     const label = src.type === 'git' ? `Refresh ${repoDisplayName(src.url)}` : src.type === 'npm' ? `Refresh ${src.package}@${src.version ?? 'latest'}` : `Refresh ${src.url}`;
     outcomes.push(
       await opts.progress.task(label, async (update): Promise<Fetched> => {
+        // A cap lowered since the crawl was approved (or a topic.md edited past it): asked for no page, its files kept.
+        if (src.crawl && src.crawl.max_pages > maxPagesCap) {
+          return { kind: 'failed', error: `crawl_max_pages = ${src.crawl.max_pages} in topic.md is over the cap of ${maxPagesCap} (\`[crawl] max_pages_cap\` in tkoma-ref.toml): lower one or raise the other` };
+        }
         const ref = followedRef(src);
         let resolved: NpmResolved | undefined;
         if (src.type === 'npm') {
