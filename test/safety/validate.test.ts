@@ -65,6 +65,16 @@ describe('request validation and prompt-safe titles (items 5, 7)', () => {
     { name: 'a 201-character title', args: ['topic', 'update', 'topic-hello', '--title', 't'.repeat(201)], field: '--title' },
     { name: 'file status reason as a number', args: ['file', 'status', '--input', '{"topic_id":"topic-hello","path":"README.md","status":"obsolete","reason":5}'], field: 'reason' },
   ];
+  it('a git URL carrying credentials is refused before anything is sent or written, the secret never echoed', async () => {
+    for (const url of ['https://user:ghp_s3cret@github.com/o/r', 'https://ghp_s3cret@github.com/o/r', 'http://u:ghp_s3cret@127.0.0.1:9/r.git']) {
+      const r = await cli(['topic', 'create', '--json', '--title', 'Creds', '--git', url], { root });
+      expect(r.json?.error, r.stdout).toMatchObject({ code: 'INVALID_URL' });
+      expect(r.code).toBe(2);
+      expect(r.stdout + r.stderr).not.toContain('ghp_s3cret');
+    }
+    expect(git(root, 'rev-list', '--count', 'HEAD')).toBe(commits);
+  });
+
   for (const c of refused) {
     it(`${c.name} → INVALID_INPUT naming ${c.field}, nothing written`, async () => {
       const r = await cli([...c.args, '--json'], { root });

@@ -4,7 +4,7 @@
  */
 import { TkomaError } from '../errors.js';
 import { type LimitsOverride, parseLimits } from '../safety/limits.js';
-import { isFullCommitSha, normalizePaths, validateGitUrl, validateRef } from '../sources/git-url.js';
+import { isFullCommitSha, normalizePaths, redactUrl, validateGitUrl, validateRef } from '../sources/git-url.js';
 import { type CrawlOptions, parseCrawl } from '../sources/crawl/options.js';
 import { validateWebUrl } from '../sources/web.js';
 import { isValidPackageName } from '../sources/npm/names.js';
@@ -175,6 +175,13 @@ export function validateSource(raw: unknown, index: number, maxPagesCap?: number
   }
   if (raw.crawl !== undefined) throw invalid(`sources[${index}]: git sources take no \`crawl\``, 'sources');
   validateGitUrl(url);
+  if (/^https?:\/\/[^/@\s]+@/i.test(url)) {
+    // As for web pages: a token in the URL would be written to topic.md, its commits and every answer.
+    throw new TkomaError('INVALID_URL', 'git URLs with credentials are not accepted (they would be stored in topic.md and its commits): give git a credential helper instead (`git config --global credential.helper`)', {
+      url: redactUrl(url),
+      field: 'sources',
+    });
+  }
   const out: SourceRequest = { type, url };
   if (raw.ref !== undefined && raw.ref !== null) {
     if (typeof raw.ref !== 'string') throw invalid(`sources[${index}].ref must be a string`, 'sources');
