@@ -83,3 +83,16 @@ describe('include directives', () => {
     expect(alignToPage(['a', 'b'], ['x', 'y', 'z', 'q'])).toEqual([0, 0, 0, 0]);
   });
 });
+
+describe('include budget', () => {
+  it("stops expanding a chunk past its budget: later directives stay as the page writes them", () => {
+    const page = ['```', ...Array.from({ length: 4 }, (_, i) => `{{#include big${i}.rs}}`), '```'].join('\n');
+    const big = Array.from({ length: 60 }, (_, i) => `let value_${i} = compute_something_long(${i});`).join('\n');
+    const refs = findIncludes('p.md', page);
+    const chunks = [{ path: 'p.md', startLine: 1, endLine: 6, role: 'docs' as const, title: 'p', kind: 'section', language: 'markdown', text: page, hash: 'h' }];
+    const [c] = applyExpansions(page, chunks, expandIncludes(refs, () => big));
+    expect(c!.text.length).toBeLessThan(page.length + 8000);
+    expect(c!.text).toContain('{{#include big3.rs}}');
+    expect(c!.text).not.toContain('{{#include big0.rs}}');
+  });
+});

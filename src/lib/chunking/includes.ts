@@ -42,6 +42,8 @@ export interface Expansion {
 /** One include brings at most this much into a chunk: search needs the code's words, not all of a long file. */
 const MAX_LINES = 80;
 const MAX_CHARS = 4000;
+/** A chunk's text grows by at most this much in all: a page of twenty includes stays one readable chunk. */
+const MAX_ADDED_CHARS = 8000;
 
 const MDBOOK = /(\\)?\{\{#(include|rustdoc_include)\s+([^}\s]+)\s*\}\}/;
 const SPHINX = /^\s*\.\.\s+literalinclude::\s+(\S+)\s*$/;
@@ -210,7 +212,11 @@ export function applyExpansions(content: string, chunks: Chunk[], expansions: re
     if (lines.some((l, i) => l !== rows[c.startLine - 1 + i] && l !== rows[c.startLine - 1 + i]!.trimEnd())) return c;
     const out: string[] = [];
     let row = c.startLine - 1;
+    let added = 0;
     for (const x of mine) {
+      const size = x.lines.reduce((n, l) => n + l.length + 1, 0);
+      if (added + size > MAX_ADDED_CHARS) continue; // this directive stays as the page writes it
+      added += size;
       out.push(...lines.slice(row - (c.startLine - 1), x.startRow - (c.startLine - 1)), ...x.lines);
       row = x.endRow + 1;
     }
