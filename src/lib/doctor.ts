@@ -182,6 +182,7 @@ export async function runDoctor(root: string, opts: { bin?: string } = {}): Prom
   }
 
   const config = await readConfig(root).catch(() => null);
+  checks.push(await approvalCheck(root, config?.approval?.mode));
   checks.push(embedderChecks(config?.embedding.recorded, envSetting('embedder') ?? config?.embedding.provider ?? 'auto'));
   const serveInfo = join(stateDir(root), 'serve.json');
   checks.push({
@@ -190,6 +191,20 @@ export async function runDoctor(root: string, opts: { bin?: string } = {}): Prom
     message: existsSync(serveInfo) ? 'a `serve`/`watch` process has registered (.tkoma/serve.json); searches ask it first' : 'no `serve`/`watch` running: searches load the index themselves',
   });
   return { root, ok: !checks.some((c) => c.status === 'fail'), checks, mcp: mcpConfig(root, opts.bin) };
+}
+
+/** Who approves fetches here, and what waits for the operator's decision. */
+async function approvalCheck(root: string, mode: string | undefined): Promise<Check> {
+  const { listRequests } = await import('./approval/requests.js');
+  const pending = await listRequests(root).catch(() => []);
+  const who = mode === 'token' ? 'token mode (phase 1 hands out single-use tokens, for a gateway)' : 'operator mode (`tkoma-ref approve ID`)';
+  return {
+    name: 'approval',
+    status: 'ok',
+    message: `${who}; ${pending.length ? `${pending.length} request${pending.length === 1 ? '' : 's'} waiting for your decision` : 'nothing waiting'}`,
+    ...(pending.length ? { hint: '`tkoma-ref approvals` lists them with every URL; `approve ID` or `deny ID --note …`' } : {}),
+    details: { mode: mode ?? 'operator', pending: pending.map((r) => ({ request_id: r.request_id, topic_id: r.topic_id, requested_at: r.requested_at })) },
+  };
 }
 
 /**

@@ -63,6 +63,9 @@ describe('operator mode through the CLI', () => {
     expect(human.stdout).toContain(`- web page ${server.url('/guide')} (host ${host})`);
     expect(human.stdout).toContain(`- web page ${server.url('/redirect')} (host ${host})`);
     expect(human.stdout).toContain(`tkoma-ref approve ${r.json.request_id}`);
+
+    const doctor = (await cli(['doctor', '--json'], { root })).json.checks.find((c: { name: string }) => c.name === 'approval');
+    expect(doctor).toMatchObject({ status: 'ok', message: expect.stringContaining('1 request waiting for your decision'), details: { mode: 'operator', pending: [expect.objectContaining({ request_id: r.json.request_id })] } });
   });
 
   it('approve and deny validate their input and say what is wrong', async () => {
