@@ -277,6 +277,9 @@ describe('a CLI with manners', () => {
       const yes = inTerminal(['topic', 'create', '--title', 'Asked', '--git', up.url], root, 'y\n');
       expect(yes.out).toContain('Created topic-asked');
       expect(yes.code).toBe(0);
+      // Asked at the terminal, answered there: no request is left for `approvals`.
+      const asked = execFileSync(process.execPath, [BIN, 'approvals', '--all', '--json', '--root', root], { encoding: 'utf8' });
+      expect((JSON.parse(asked).requests as { topic_id: string }[]).filter((q) => q.topic_id === 'topic-asked')).toEqual([]);
     });
 
     it('a terminal with 0 columns does not print one character per line', () => {

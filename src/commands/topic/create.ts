@@ -86,17 +86,18 @@ Several sources, or refs and paths per source: use --input JSON.`;
       return dryRunCreate(root, req, await this.progress());
     }
     const author = { ghost: f.ghost, model: f.model };
+    // An operator at a terminal is asked here; a ghost (no terminal, or --json) gets a pending request.
+    const atTerminal = this.canAsk();
     let result: ApprovalRequired | CreateResult;
     try {
-      result = await createTopic(root, req, { approve: f.approve, yes: f.yes, author, embedderFlag: f.embedder, progress: await this.progress() });
+      result = await createTopic(root, req, { approve: f.approve, yes: f.yes, author, embedderFlag: f.embedder, progress: await this.progress(), ...(atTerminal ? { record: false } : {}) });
     } catch (err) {
       // The gateway's line for a denial, beside the error itself.
       if (err instanceof TkomaError && typeof err.details.approval_line === 'string') process.stderr.write(err.details.approval_line + '\n');
       throw err;
     }
     if (result.status !== 'approval_required') return result;
-    // An operator at a terminal approves here; a ghost (no terminal, or --json) gets the request.
-    if (this.canAsk()) {
+    if (atTerminal) {
       process.stderr.write(this.approvalText(result) + '\n');
       if (!(await this.confirm('Approve?'))) throw new TkomaError('DECLINED', `not created: ${result.topic_id} was not approved`, { topic_id: result.topic_id });
       return createTopic(root, req, { yes: true, author, embedderFlag: f.embedder, progress: await this.progress() });

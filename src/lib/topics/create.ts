@@ -139,6 +139,8 @@ export interface CreateOptions {
   author: CommitAuthor;
   /** Who asked, for the operator's `approvals` list: `cli`, or `mcp (<client>)`. */
   via?: string;
+  /** false: the operator answers at a terminal prompt now, so phase 1 leaves no pending request behind. */
+  record?: boolean;
   embedderFlag?: string;
   limits?: FetchLimits;
   progress: Progress;
@@ -333,6 +335,7 @@ async function phaseOne(root: string, req: CreateRequest, ask: { canonical: stri
     const hint = 'ask the operator; on approval run the same request again with --approve <token> (it approves this request once); if denied, retry with `paths` (README.md, docs/, examples/)';
     return { ...common, token, expires_at, hint, ...rest };
   }
+  if (opts.record === false) return { ...common, expires_at: new Date().toISOString(), hint: 'answer the prompt', ...rest };
   const r = await recordRequest(root, {
     request_hash: ask.request_hash,
     topic_id: req.topic_id,
