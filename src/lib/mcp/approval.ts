@@ -3,66 +3,27 @@
  * (`approval_required`, a token, the APPROVAL_REQUIRED line) exactly like `topic create --json`;
  * the ghost's host shows it to the operator and the ghost calls again with `approval_token`.
  * When the client declares the elicitation capability, the server asks the operator itself:
- * the summary and a cost estimate, approve or deny. Approved: the phase-1 token runs phase 2
+ * the summary and phase 1's estimate (the one the CLI shows), approve or deny. Approved: the phase-1 token runs phase 2
  * (so the approval stays bound to exactly that request). Denied: an `approval_denied` error
  * result that tells the ghost to retry with `paths`, as the seed describes. Dismissed, or a client
  * that fails to ask: the plain `approval_required` answer, so the host's own approval still works.
  */
 import type { ApprovalRequired } from '../topics/create.js';
-import { countOf, formatBytes } from '../topics/summary.js';
+import type { ApprovalEstimate } from '../estimate/estimate.js';
 
-/** Mean characters per chunk and whole-create speed, measured by bench/throughput.ts (node_modules corpus, this class of machine). */
-const BYTES_PER_CHUNK = 750;
-const CHUNKS_PER_FILE = 5.9;
-const CREATE_FILES_PER_S = 278;
-/** use-lite measured ~12 chunks/s; other embedders differ, so this is only shown as an order of magnitude. */
-const EMBED_CHUNKS_PER_S = 12;
-
-export interface CostEstimate {
-  files: number;
-  bytes: number | null;
-  chunks: number;
-  /** Fetch + chunk + lexical index, seconds (network time not included). */
-  index_seconds: number;
-  /** Background vector building, seconds, when an embedder is in use. */
-  vector_seconds: number | null;
-  text: string;
-}
-
-function human(seconds: number): string {
-  if (seconds < 60) return `~${Math.max(1, Math.round(seconds))} s`;
-  if (seconds < 3600) return `~${Math.round(seconds / 60)} min`;
-  return `~${(seconds / 3600).toFixed(1)} h`;
-}
-
-/** A rough cost of phase 2 from the phase-1 metadata. Pure. */
-export function estimateCost(a: Pick<ApprovalRequired, 'sources'>, embedder: string | null): CostEstimate {
-  let files = 0;
-  let bytes: number | null = 0;
-  for (const s of a.sources) {
-    const capped = Object.values(s.capped ?? {}).reduce((n, v) => n + v, 0);
-    files += Math.max(0, (s.file_count ?? 0) - capped);
-    if (s.type === 'git') bytes = typeof s.total_bytes === 'number' && bytes !== null ? bytes + s.total_bytes : null;
-  }
-  const chunks = Math.max(files, Math.round(bytes !== null && bytes > 0 ? bytes / BYTES_PER_CHUNK : files * CHUNKS_PER_FILE));
-  const indexSeconds = files / CREATE_FILES_PER_S;
-  const vectorSeconds = embedder ? chunks / EMBED_CHUNKS_PER_S : null;
-  const parts = [
-    `${countOf(files, 'file')}${bytes !== null && bytes > 0 ? `, ${formatBytes(bytes)}` : ''}`,
-    `~${countOf(chunks, 'chunk')}`,
-    `indexing ${human(indexSeconds)} plus download time`,
-  ];
-  if (vectorSeconds !== null) parts.push(`vectors (${embedder}) ${human(vectorSeconds)} in the background`);
-  return { files, bytes, chunks, index_seconds: Math.round(indexSeconds * 10) / 10, vector_seconds: vectorSeconds === null ? null : Math.round(vectorSeconds), text: parts.join('; ') };
+/** The estimate line every surface shows (src/lib/estimate/): the CLI prints the same summary. */
+export function costLine(a: Pick<ApprovalRequired, 'estimate'>): string | null {
+  return a.estimate ? a.estimate.summary : null;
 }
 
 /** The message the operator reads in the elicitation dialog. */
-export function elicitationMessage(a: ApprovalRequired, cost: CostEstimate, ghost?: string): string {
+export function elicitationMessage(a: ApprovalRequired, ghost?: string): string {
+  const cost = costLine(a);
   const lines = [
     `${ghost ? `${ghost} asks: ` : ''}Create reference topic '${a.title}' (${a.topic_id})?`,
     `Sources: ${a.summary}`,
     ...a.sources.map((s) => `  - ${s.display_name}${s.paths ? ` (paths: ${s.paths.join(', ')})` : ''}${s.type === 'git' && s.default_branch ? ` @ ${s.ref ?? s.default_branch}` : ''}`),
-    `Estimated cost: ${cost.text}.`,
+    ...(cost ? [`Estimated cost: ${cost}.`] : []),
     ...(a.caps.notes.length ? [`Caps: ${a.caps.notes.join('; ')}`] : []),
     'Approve the fetch, or deny it (the ghost will then retry with a smaller scope).',
   ];
@@ -95,12 +56,12 @@ export interface Denial {
   title: string;
   summary: string;
   sources: ApprovalRequired['sources'];
-  estimate: CostEstimate;
+  estimate: ApprovalEstimate | null;
   operator_note: string | null;
   hint: string;
 }
 
-export function denial(a: ApprovalRequired, cost: CostEstimate, note: string | null): Denial {
+export function denial(a: ApprovalRequired, note: string | null): Denial {
   return {
     status: 'approval_denied',
     reason: 'REFERENCE_TOPIC_CREATE',
@@ -108,7 +69,7 @@ export function denial(a: ApprovalRequired, cost: CostEstimate, note: string | n
     title: a.title,
     summary: a.summary,
     sources: a.sources,
-    estimate: cost,
+    estimate: a.estimate ?? null,
     operator_note: note,
     hint: 'the operator denied this fetch (usually: too large). Retry reference_topic_create with a smaller scope: the same git source with `paths`, prioritising README.md, docs/, examples/ and key src/ folders; a new scope is asked for approval again.',
   };

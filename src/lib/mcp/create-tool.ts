@@ -10,11 +10,12 @@
 import { TkomaError } from '../errors.js';
 import type { Progress } from '../progress.js';
 import type { ApprovalRequired, CreateResult } from '../topics/create.js';
-import { denial, ELICITATION_SCHEMA, elicitationMessage, estimateCost } from './approval.js';
+import { costLine, denial, ELICITATION_SCHEMA, elicitationMessage } from './approval.js';
 import { type Args, type CallContext, Cancelled, type ElicitAnswer, ok, optType, type ServerContext, type ToolResult } from './tool-result.js';
 
-export function renderApproval(a: ApprovalRequired, estimate: string): string {
-  const head = [a.approval_line, `Create reference topic '${a.title}' (${a.topic_id})? ${a.summary}`, `Estimated cost: ${estimate}.`];
+export function renderApproval(a: ApprovalRequired): string {
+  const cost = costLine(a);
+  const head = [a.approval_line, `Create reference topic '${a.title}' (${a.topic_id})? ${a.summary}`, ...(cost ? [`Estimated cost: ${cost}.`] : [])];
   if (a.token) {
     return [
       ...head,
@@ -114,14 +115,13 @@ export async function topicCreate(ctx: ServerContext, args: Args, call: CallCont
   const first = await run(typeof token === 'string' && token !== '' ? token : undefined);
   if (!('status' in first) || first.status !== 'approval_required') return first as ToolResult;
   const phase1 = first as ApprovalRequired;
-  const w = await ctx.warm.ready.catch(() => null);
-  const cost = estimateCost(phase1, w?.embedder?.key ?? null);
-  const asked = { ...phase1, estimate: cost } as unknown as Record<string, unknown>;
-  if (!call.elicit) return ok(asked, renderApproval(phase1, cost.text));
+  // The estimate is phase 1's, as the CLI and `tkoma-ref approvals` show it: one source of truth.
+  const asked = phase1 as unknown as Record<string, unknown>;
+  if (!call.elicit) return ok(asked, renderApproval(phase1));
 
   let answer: ElicitAnswer;
   try {
-    answer = await call.elicit(elicitationMessage(phase1, cost, ctx.author.ghost ?? call.clientName), ELICITATION_SCHEMA, call.signal);
+    answer = await call.elicit(elicitationMessage(phase1, ctx.author.ghost ?? call.clientName), ELICITATION_SCHEMA, call.signal);
   } catch (err) {
     if (call.signal.aborted) throw new Cancelled();
     const why = err instanceof Error && /timed? ?out/i.test(err.message) ? 'the operator did not answer in time' : 'the approval dialog failed';
@@ -145,7 +145,7 @@ export async function topicCreate(ctx: ServerContext, args: Args, call: CallCont
       const { decideRequest } = await import('../approval/requests.js');
       await decideRequest(ctx.root, phase1.request_id, 'denied', { by: 'elicitation', ...(note ? { note } : {}) });
     }
-    return deniedResult(phase1.title, denial(phase1, cost, note) as unknown as Record<string, unknown>, note);
+    return deniedResult(phase1.title, denial(phase1, note) as unknown as Record<string, unknown>, note);
   }
   return notApproved(phase1, asked, answer.action === 'cancel' ? 'the operator dismissed the dialog' : 'the dialog answered neither approve nor deny');
 }

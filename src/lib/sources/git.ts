@@ -20,7 +20,8 @@ import {
   type GithubMetaOptions,
 } from './git-remote.js';
 import { BlobReader } from './git-blob-reader.js';
-import { gitError } from './git-run.js';
+import { gitError, runGit } from './git-run.js';
+import { localPathOf } from './local-roots.js';
 import { batches, completeBlobs, countReasons, emptyFetch, ruleContext, withSizes, withSnapshot, type Skipped, type Snapshot } from './git-snapshot.js';
 import { packForRoot, readBlobs, type TreeEntry } from './git-tree.js';
 import { githubRepo, normalizePaths, repoDisplayName } from './git-url.js';
@@ -49,8 +50,12 @@ export interface GitProbe {
   description?: string;
   /** Requested paths that match nothing in the tree. */
   missing_paths?: string[];
-  /** The files a fetch would keep (path order; bytes null when sizes are unknown), for dry runs. */
-  kept_files: { path: string; bytes: number | null }[];
+  /**
+   * The files a fetch would keep (path order; bytes null when sizes are unknown), for dry runs.
+   * `size_hint`: a file:// source's own object store knew the size the snapshot lacked; only the
+   * estimate uses it (caps and filters keep to what the snapshot knows, as the fetch does).
+   */
+  kept_files: { path: string; bytes: number | null; size_hint?: number }[];
   /** Every file left out, with its reason: the per-folder counts and samples of phase 1. */
   skipped_files: Skipped[];
 }
@@ -125,7 +130,7 @@ export async function probeGitSource(src: GitSourceSpec, opts: ProbeOptions = {}
   return withSnapshot(src.url, state.resolved.fetchTarget, paths, opts, async (snap) => {
     const { candidates, skipped, missing, sizes } = snap;
     const exact = candidates.every((e) => sizes.has(e.oid));
-    let kept: { path: string; bytes: number | null }[];
+    let kept: { path: string; bytes: number | null; size_hint?: number }[];
     if (exact) {
       const small: TreeEntry[] = [];
       for (const e of candidates) {
@@ -143,7 +148,8 @@ export async function probeGitSource(src: GitSourceSpec, opts: ProbeOptions = {}
         }
       }
     } else {
-      kept = candidates.map((e) => ({ path: e.path, bytes: null }));
+      const hints = await localBlobSizes(src.url, candidates.map((e) => e.oid), opts.timeoutMs);
+      kept = candidates.map((e) => ({ path: e.path, bytes: null, ...(hints.has(e.oid) ? { size_hint: hints.get(e.oid)! } : {}) }));
     }
     if (opts.isReserved) {
       const reserved = kept.filter((f) => opts.isReserved!(f.path));
@@ -184,6 +190,27 @@ export async function probeGitSource(src: GitSourceSpec, opts: ProbeOptions = {}
     if (missing.length > 0) probe.missing_paths = missing;
     return probe;
   });
+}
+
+/**
+ * Sizes of `oids` in a file:// source's own object store (the policy admitted its path): what a
+ * blob-less snapshot cannot tell, read without fetching anything. Empty for other URLs and on any
+ * failure: the estimate then falls back to a mean per kind of file.
+ */
+async function localBlobSizes(url: string, oids: string[], timeoutMs?: number): Promise<Map<string, number>> {
+  const sizes = new Map<string, number>();
+  const dir = localPathOf(url);
+  if (!dir || oids.length === 0) return sizes;
+  try {
+    const { stdout } = await runGit(['cat-file', '--batch-check=%(objectname) %(objecttype) %(objectsize)'], { cwd: dir, input: `${[...new Set(oids)].join('\n')}\n`, ...(timeoutMs ? { timeoutMs } : {}) });
+    for (const line of stdout.toString('utf8').split('\n')) {
+      const [oid, type, size] = line.split(' ');
+      if (type === 'blob' && oid && size) sizes.set(oid, Number(size));
+    }
+  } catch {
+    // not a readable repository: no hints
+  }
+  return sizes;
 }
 
 async function readHeads(snap: Snapshot, entries: TreeEntry[]): Promise<Map<string, Buffer>> {

@@ -7,12 +7,15 @@
 import { existsSync, readdirSync } from 'node:fs';
 import { mkdir, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
 
 import { approvalGate } from '../approval/gate.js';
 import { recordRequest } from '../approval/requests.js';
 import { approvalLine, canonicalRequest, issueToken } from '../approval/token.js';
 import type { ApprovalMode } from '../store/config.js';
 import { TkomaError } from '../errors.js';
+import type { ApprovalEstimate } from '../estimate/estimate.js';
+import { estimateFor, workOf } from '../estimate/for-request.js';
 import { adoptPacks, type CommitAuthor } from '../root-git.js';
 import { holdPoint } from '../hold.js';
 import { crashPoint, runMutation, stagingPath } from '../mutation.js';
@@ -111,8 +114,8 @@ export interface ApprovalRequired {
   caps: { would_skip: Record<string, number>; notes: string[] };
   /** What the fetch would leave out, per reason and per folder (as far as the probe can tell before the blobs). */
   skipped: SkipReport;
-  /** Chunks, time to searchable and to full vectors with the recorded embedder (src/lib/approval-estimate.ts). */
-  estimate?: import('../approval-estimate.js').ApprovalEstimate;
+  /** Chunks, time to searchable and to full vectors with the recorded embedder (src/lib/estimate/). */
+  estimate?: ApprovalEstimate;
 }
 
 export interface CreateResult {
@@ -152,7 +155,8 @@ const WEB_SIZE_NOTE = 'the page is not requested before approval: its size is kn
 /** One probed source: its approval details, and the files it would keep and skip (topic paths). */
 export interface ProbedSource {
   details: SourceDetails;
-  kept: { path: string; bytes: number | null; source: string }[];
+  /** `size_hint`: a size the snapshot lacked, for the estimate only (src/lib/sources/git.ts). */
+  kept: { path: string; bytes: number | null; source: string; size_hint?: number }[];
   skipped: SkippedFile[];
 }
 
@@ -210,7 +214,7 @@ async function probeSource(src: SourceRequest, limits: FetchLimits, budget: Budg
   };
   return {
     details,
-    kept: p.kept_files.map((f) => ({ path: at(f.path), bytes: f.bytes, source: src.url })),
+    kept: p.kept_files.map((f) => ({ path: at(f.path), bytes: f.bytes, source: src.url, ...(f.size_hint !== undefined ? { size_hint: f.size_hint } : {}) })),
     skipped: p.skipped_files.map((s) => ({ path: at(s.path), reason: s.reason, source: src.url, ...(s.bytes !== undefined ? { bytes: s.bytes } : {}) })),
   };
 }
@@ -318,7 +322,7 @@ async function phaseOne(root: string, req: CreateRequest, ask: { canonical: stri
   const { limits, probed } = await probeSources(root, req, opts.progress, opts.limits);
   const details = probed.map((p) => p.details);
   const summary = approvalSummary(details.map((d, i) => ({ ...d, filtered: !!req.sources[i].paths })));
-  const estimate = await estimateFor(root, details);
+  const estimate = await estimateFor(root, workOf(probed));
   const common = {
     status: 'approval_required' as const,
     reason: 'REFERENCE_TOPIC_CREATE' as const,
@@ -349,20 +353,6 @@ async function phaseOne(root: string, req: CreateRequest, ask: { canonical: stri
   return { ...common, request_id: r.request_id, expires_at: r.expires_at, hint, ...rest };
 }
 
-export async function estimateFor(root: string, details: Pick<SourceDetails, 'file_count' | 'total_bytes'>[]): Promise<import('../approval-estimate.js').ApprovalEstimate | null> {
-  try {
-    const { estimateApproval } = await import('../approval-estimate.js');
-    const { vectorTarget } = await import('../vectors/target.js');
-    const target = await vectorTarget(root);
-    const files = details.reduce((n, d) => n + (d.file_count ?? 0), 0);
-    const known = details.every((d) => typeof d.total_bytes === 'number');
-    const bytes = known ? details.reduce((n, d) => n + (d.total_bytes ?? 0), 0) : null;
-    return estimateApproval({ files, bytes, embedder: target.off ? 'none' : target.label, chunkVectors: target.chunks && !target.off });
-  } catch {
-    return null; // an estimate is a courtesy: never fail phase 1 for it
-  }
-}
-
 function commitMessage(req: CreateRequest, fileCount: number, fetched: { source: TopicSource }[]): string {
   const git = fetched.filter((f) => f.source.type === 'git').map((f) => `${repoDisplayName(f.source.url)}@${f.source.version && f.source.ref ? f.source.ref : shortSha(f.source.commit)}`);
   git.push(...fetched.filter((f) => f.source.type === 'npm').map((f) => `npm ${f.source.package}@${f.source.resolved_version}`));
@@ -379,13 +369,22 @@ async function phaseTwo(root: string, req: CreateRequest, opts: CreateOptions): 
   // The fetched blobs, packed for the root's object store: `git add` then finds them stored.
   const packs = stagingPath(root, `${req.topic_id}-objects`);
   let created: Omit<CreateResult, 'chunk_count' | 'vector_search'>;
+  const t0 = performance.now();
   try {
     created = await fetchAndCommit(root, req, opts, staging, packs);
   } finally {
     await rm(staging, { recursive: true, force: true });
     await rm(packs, { recursive: true, force: true });
   }
+  const t1 = performance.now();
   const indexed = await indexTopics(root, [req.topic_id], { embedderFlag: opts.embedderFlag, progress: opts.progress, author: opts.author });
+  // This machine's speed, for the next estimate (src/lib/estimate/rates.ts).
+  if (indexed.chunks[req.topic_id] !== undefined) {
+    const { recordCreate } = await import('../estimate/rates.js');
+    // performance.now() counts from the process's start: the command's own start (not so in the MCP server).
+    const start = !opts.via?.startsWith('mcp') && t0 < 60_000 ? { start_s: t0 / 1000 } : {};
+    await recordCreate(root, { files: created.file_count, chunks: indexed.chunks[req.topic_id]!, fetch_s: (t1 - t0) / 1000, index_s: (performance.now() - t1) / 1000, ...start });
+  }
   const { status, topic_id, title, file_count, commit, sources, skipped, warnings, limits, untrusted } = created;
   return {
     status,

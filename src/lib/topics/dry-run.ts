@@ -9,12 +9,13 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-import type { ApprovalEstimate } from '../approval-estimate.js';
+import type { ApprovalEstimate } from '../estimate/estimate.js';
+import { estimateFor, workOf } from '../estimate/for-request.js';
 import type { Progress } from '../progress.js';
 import type { Limits } from '../safety/limits.js';
 import { readSkipped, type SkippedRecord } from '../store/skipped.js';
 import { readManifest, readTopic } from '../store/topic-files.js';
-import { assertNew, estimateFor, probeSources, type SourceDetails } from './create.js';
+import { assertNew, probeSources, type SourceDetails } from './create.js';
 import { capsPreview, type FetchLimits, sha256, skippedRecords } from './fetch.js';
 import { fetchUpstream } from './refresh-fetch.js';
 import { diffRecords, type SourceRefresh } from './refresh.js';
@@ -58,7 +59,7 @@ export async function dryRunCreate(root: string, req: CreateRequest, progress: P
     skipped: skipReport(probed.flatMap((p) => p.skipped)),
     caps: capsPreview(details),
     limits,
-    estimate: await estimateFor(root, details),
+    estimate: await estimateFor(root, workOf(probed)),
   };
 }
 
@@ -91,7 +92,8 @@ export async function dryRunRefresh(root: string, id: string, opts: { progress: 
     const skippedBefore = await readSkipped(dir);
     const out: RefreshDryRun = { topic_id: id, dry_run: true, sources: [], added: [], changed: [], removed: [], unchanged: 0, conflicts: [], skipped: skipReport([]), estimate: null };
     const skippedNow: SkippedRecord[] = [];
-    let bytes = 0;
+    const work: { path: string; bytes: number }[] = [];
+    let remote = false;
     for (const [i, src] of seen.sources.entries()) {
       const owned = manifest.filter((rec) => rec.source_url === src.url && (!prefixes[i] || rec.path.startsWith(`${prefixes[i]}/`)));
       const report: SourceRefresh = { type: src.type, url: src.url, ...(src.ref ? { ref: src.ref } : {}), status: 'updated', ...(src.commit ? { old_commit: src.commit } : {}) };
@@ -110,7 +112,8 @@ export async function dryRunRefresh(root: string, id: string, opts: { progress: 
         out.changed.push(...d.changed.map((r) => r.path));
         out.removed.push(...d.removed.map((r) => r.path));
         out.unchanged += d.unchanged.length;
-        bytes += [...d.added, ...d.changed].reduce((n, r) => n + r.bytes, 0);
+        work.push(...[...d.added, ...d.changed].map((r) => ({ path: r.path, bytes: r.bytes })));
+        remote ||= src.type !== 'git' || !src.url.startsWith('file:');
         skippedNow.push(...skippedRecords(o.fetched.skipped));
         // A file upstream would replace or remove whose bytes are not what was fetched was edited here.
         for (const [how, recs] of [['changed', d.changed], ['removed', d.removed]] as const) {
@@ -124,8 +127,7 @@ export async function dryRunRefresh(root: string, id: string, opts: { progress: 
       out.sources.push(report);
     }
     out.skipped = skipReport(skippedNow);
-    const files = out.added.length + out.changed.length;
-    out.estimate = files > 0 ? await estimateFor(root, [{ file_count: files, total_bytes: bytes }]) : null;
+    out.estimate = work.length > 0 ? await estimateFor(root, { files: work, remote }) : null;
     return out;
   } finally {
     await rm(staging, { recursive: true, force: true });

@@ -309,9 +309,12 @@ export async function buildVectors(root: string, opts: BuildOptions): Promise<Bu
   }
   return finish(false);
 
-  function finish(stopped: boolean): BuildReport {
+  async function finish(stopped: boolean): Promise<BuildReport> {
     report.seconds = Math.round((Date.now() - started) / 100) / 10;
     if (stopped) report.stopped = true;
+    // This machine's embedding speed for the space, for the next create's estimate.
+    const { recordEmbedding } = await import('../estimate/rates.js');
+    await recordEmbedding(root, key, report.embedded, (Date.now() - started) / 1000);
     return report;
   }
 }
