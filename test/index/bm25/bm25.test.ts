@@ -14,6 +14,8 @@ import {
   type Bm25Hit,
   type SegmentView,
 } from '../../../src/lib/index/bm25/index.js';
+import { queryTermWeights } from '../../../src/lib/index/bm25/query.js';
+import { tokenize } from '../../../src/lib/index/bm25/tokenize.js';
 
 /** A text-only doc under the default four-field layout [title, symbol, path, text]. */
 const doc = (id: string, text: string, title = '', symbol = '', path = ''): Bm25Doc => ({
@@ -335,5 +337,35 @@ describe('defaults', () => {
     expect(DEFAULT_QUERY.k1).toBeGreaterThan(0);
     expect(DEFAULT_QUERY.b).toBeGreaterThan(0);
     expect(DEFAULT_QUERY.b).toBeLessThanOrEqual(1);
+  });
+});
+
+describe('split-word parts at a weight (searches across topics)', () => {
+  it('weighs the parts of a split word, not the joined word or a plain word', () => {
+    // The tokenizer moves the shared WORD regex's lastIndex: the weights must not depend on it.
+    tokenize('a long sentence first, so that the shared regex has moved on: ünïcode wörter');
+    expect(queryTermWeights('TypeScript type of the options', 0.5)).toEqual({
+      terms: ['type', 'script', 'typescript', 'option'],
+      weights: [1, 0.5, 1, 1],
+    });
+    expect(queryTermWeights('parse_config sha256', 0.25)).toEqual({
+      terms: ['pars', 'config', 'parseconfig', 'sha', '256', 'sha256'],
+      weights: [0.25, 0.25, 1, 0.25, 0.25, 1],
+    });
+  });
+
+  it('a page naming the split word loses to one holding the plain word and the rest', () => {
+    const docs = [
+      doc('names-it', 'Written in TypeScript with TypeScript scripts and options'),
+      doc('answers', 'the type of the cmp option'),
+      doc('other', 'unrelated words about widgets'),
+    ];
+    const q = 'TypeScript type of the cmp options';
+    const whole = searchSegments(one(docs, textOnly), q, 10);
+    const half = searchSegments(one(docs, textOnly), q, 10, { splitPartWeight: 0.5 });
+    expect(ids(half)[0]).toBe('answers');
+    // Weight 1 is the plain search, score for score.
+    expect(searchSegments(one(docs, textOnly), q, 10, { splitPartWeight: 1 })).toEqual(whole);
+    expect(half.find((h) => h.id === 'names-it')!.score).toBeLessThan(whole.find((h) => h.id === 'names-it')!.score);
   });
 });

@@ -10,7 +10,7 @@ import { TkomaError } from '../../errors.js';
 import { segmentData, type Bm25Segment, type SegmentData } from './segment-data.js';
 import { termPostings } from './segment-file.js';
 import { releaseScratch, takeScratch, TopK } from './topk.js';
-import { processTerm, tokenize } from './tokenize.js';
+import { processTerm, segmentParts, tokenize, WORD } from './tokenize.js';
 
 
 export interface Bm25QueryParams {
@@ -59,6 +59,8 @@ export interface Bm25SearchOptions {
   params?: Bm25QueryParams;
   /** Drops ids before the limit is applied (called only for docs that would make the cut); `view` is the doc's view. */
   accept?: (id: string, view: number) => boolean;
+  /** Weight of a query term that only comes from splitting a word (queryTermWeights); 1 (default) = as any term. */
+  splitPartWeight?: number;
 }
 
 /**
@@ -76,6 +78,33 @@ export function queryTerms(query: string): string[] {
     out.push(term);
   }
   return out;
+}
+
+/**
+ * queryTerms with a weight each: 1 for a plain word and for a split word joined (`typescript`),
+ * `partWeight` for a term that only comes from splitting a word (`type`, `script` of `TypeScript`),
+ * unless the query also has it as a word of its own.
+ */
+export function queryTermWeights(query: string, partWeight: number): { terms: string[]; weights: number[] } {
+  const weight = new Map<string, number>();
+  const add = (raw: string, w: number): void => {
+    const term = processTerm(raw);
+    if (term !== null) weight.set(term, Math.max(weight.get(term) ?? 0, w));
+  };
+  // A fresh regex: matchAll starts at the shared WORD's lastIndex, which the tokenizer moves.
+  for (const m of query.matchAll(new RegExp(WORD))) {
+    for (const segment of m[0].split(/::|[-./]/)) {
+      const parts = segmentParts(segment, true);
+      if (parts.length === 1) add(parts[0]!, 1);
+      else {
+        for (const part of parts) add(part, partWeight);
+        add(parts.join(''), 1);
+      }
+    }
+  }
+  // queryTerms' order, so scores add up in the same order as an unweighted search.
+  const terms = queryTerms(query);
+  return { terms, weights: terms.map((t) => weight.get(t) ?? 1) };
 }
 
 function checkParams(p: Bm25QueryParams): void {
@@ -128,7 +157,8 @@ export function searchSegments(
 ): Bm25Hit[] {
   const k = Math.floor(limit);
   if (!(k > 0) || views.length === 0) return [];
-  const terms = queryTerms(query);
+  const partWeight = opts.splitPartWeight ?? 1;
+  const { terms, weights } = partWeight === 1 ? { terms: queryTerms(query), weights: null } : queryTermWeights(query, partWeight);
   if (terms.length === 0) return [];
   const { k1, b } = opts.params ?? DEFAULT_QUERY;
   checkParams({ k1, b });
@@ -145,7 +175,8 @@ export function searchSegments(
       const t = found[v]![q]!;
       if (t >= 0) df += livePostings(s, t, views[v]!.live);
     });
-    return df === 0 ? 0 : Math.log(1 + (n - df + 0.5) / (df + 0.5));
+    // A weighted term scales its idf: its share of every doc's score, as a query-time boost does.
+    return df === 0 ? 0 : Math.log(1 + (n - df + 0.5) / (df + 0.5)) * (weights ? weights[q]! : 1);
   });
 
   const top = new TopK(Math.min(k, n), opts.accept);
