@@ -20,7 +20,9 @@ import { loadavg } from 'node:os';
 import { dirname, join } from 'node:path';
 import { parseArgs } from 'node:util';
 
-import { DEFAULT_RATES } from '../src/lib/estimate/estimate.js';
+import { isProsePath, isTestPath, languageForPath } from '../src/lib/chunking/paths.js';
+import { BYTES_PER_CHUNK, DEFAULT_RATES } from '../src/lib/estimate/estimate.js';
+import { loadHead } from '../src/lib/index/service.js';
 import { checkBuilt, runCli } from './lib/cli.js';
 import { type Repo, repoFromFiles } from './lib/corpus.js';
 import { headCommit, repoFromGitHead } from './lib/git-tree-copy.js';
@@ -63,7 +65,44 @@ function lastSample(root: string): { fetch_s: number; index_s: number } {
   return state.creates.at(-1)!;
 }
 
-export async function runEstimates(opts: { repos?: string[]; dioxus?: string | null; workDir: string }): Promise<EstimateRow[]> {
+/** Bytes per chunk the index really cut, per kind of file (code per grammar), beside the estimator's constants. */
+export interface KindRow {
+  kind: string;
+  files: number;
+  bytes: number;
+  chunks: number;
+  /** Files above 2 KB only: smaller ones give one chunk each whatever their size. */
+  large_bytes: number;
+  large_chunks: number;
+  constant: number;
+}
+
+async function measuredKinds(root: string, topicIds: string[]): Promise<KindRow[]> {
+  const rows = new Map<string, KindRow>();
+  for (const id of topicIds) {
+    const head = await loadHead(root, id);
+    if (!head) continue;
+    for (const [path, e] of head.files.entries()) {
+      if (e.skipped) continue;
+      const language = isProsePath(path) ? undefined : languageForPath(path);
+      const test = language && isTestPath(path) ? ' (tests)' : '';
+      const kind = isProsePath(path) ? 'prose' : language ? `code: ${language}${test}` : 'other';
+      const constant = isProsePath(path) ? BYTES_PER_CHUNK.prose : language ? Math.round((BYTES_PER_CHUNK.byLanguage[language] ?? BYTES_PER_CHUNK.code) * (test ? BYTES_PER_CHUNK.testCode : 1)) : BYTES_PER_CHUNK.other;
+      const r = rows.get(kind) ?? { kind, files: 0, bytes: 0, chunks: 0, large_bytes: 0, large_chunks: 0, constant };
+      r.files++;
+      r.bytes += e.size;
+      r.chunks += e.chunkCount;
+      if (e.size > 2048) {
+        r.large_bytes += e.size;
+        r.large_chunks += e.chunkCount;
+      }
+      rows.set(kind, r);
+    }
+  }
+  return [...rows.values()].sort((a, b) => b.bytes - a.bytes);
+}
+
+export async function runEstimates(opts: { repos?: string[]; dioxus?: string | null; workDir: string }): Promise<{ rows: EstimateRow[]; kinds: KindRow[] }> {
   checkBuilt();
   const base = join(opts.workDir, 'estimates');
   const repos: { name: string; repo: Repo }[] = [];
@@ -109,13 +148,21 @@ export async function runEstimates(opts: { repos?: string[]; dioxus?: string | n
     });
     process.stderr.write(`[estimates] ${name}: ${create.json.chunk_count} chunks in ${round(create.ms / 1000, 1)} s\n`);
   }
-  return rows;
+  return { rows, kinds: await measuredKinds(root, repos.map((_, i) => `topic-${i}`)) };
 }
 
 const within = (r: EstimateRow): { chunks: boolean; time: boolean } => ({
   chunks: Math.abs(r.est_chunks / Math.max(1, r.chunks) - 1) <= CHUNK_BOUND,
   time: r.actual_s / r.est_s <= TIME_FACTOR && r.est_s / r.actual_s <= TIME_FACTOR,
 });
+
+export function printKinds(kinds: KindRow[]): void {
+  const table = mdTable(
+    ['kind of file', 'files', 'MB', 'chunks', 'bytes/chunk', 'bytes/chunk, files > 2 KB', 'estimator\'s bytes/chunk'],
+    kinds.filter((k) => k.chunks >= 20).map((k) => [k.kind, String(k.files), String(round(k.bytes / 2 ** 20, 2)), String(k.chunks), String(Math.round(k.bytes / k.chunks)), k.large_chunks ? String(Math.round(k.large_bytes / k.large_chunks)) : '–', String(k.constant)]),
+  );
+  process.stdout.write(`\nWhat the index cut, per kind of file (kinds with 20+ chunks):\n\n${table}\n`);
+}
 
 export function printRows(rows: EstimateRow[]): void {
   const table = mdTable(
@@ -147,6 +194,7 @@ if (isMain(import.meta.url)) {
   const dioxus = values['no-dioxus'] ? null : findRepo(values.dioxus);
   if (!values['no-dioxus'] && !dioxus) process.stdout.write('bench:estimates: no Dioxus repository (--dioxus PATH, TKOMA_BENCH_REPO, or the mirror): whole-repository row skipped.\n');
   if (dioxus && !headCommit(dioxus)) throw new Error(`not a git repository: ${dioxus}`);
-  const rows = await runEstimates({ ...(values.repo ? { repos: values.repo.split(',') } : {}), dioxus, workDir: WORK_DIR });
+  const { rows, kinds } = await runEstimates({ ...(values.repo ? { repos: values.repo.split(',') } : {}), dioxus, workDir: WORK_DIR });
   printRows(rows);
+  printKinds(kinds);
 }

@@ -11,11 +11,14 @@ const state = (creates: Partial<EstimateState['creates'][number]>[], embedding: 
 
 describe('chunks from the kept files', () => {
   it('cuts each kind at its own size: prose, code per grammar, other files', () => {
-    expect(fileChunks({ path: 'docs/guide.md', bytes: 7800 })).toBeCloseTo(10);
-    expect(fileChunks({ path: 'src/a.ts', bytes: 6000 })).toBeCloseTo(10);
-    expect(fileChunks({ path: 'src/a.rs', bytes: 7450 })).toBeCloseTo(10);
-    expect(fileChunks({ path: 'src/a.go', bytes: 7000 })).toBeCloseTo(10);
-    expect(fileChunks({ path: 'data/x.json', bytes: 13_000 })).toBeCloseTo(10);
+    // Ten chunks' worth of bytes, plus the last piece's half chunk.
+    expect(fileChunks({ path: 'docs/guide.md', bytes: 7800 })).toBeCloseTo(10.5);
+    expect(fileChunks({ path: 'src/a.ts', bytes: 6900 })).toBeCloseTo(10.5);
+    expect(fileChunks({ path: 'src/a.rs', bytes: 7750 })).toBeCloseTo(10.5);
+    expect(fileChunks({ path: 'src/a.go', bytes: 7500 })).toBeCloseTo(10.5);
+    expect(fileChunks({ path: 'data/x.json', bytes: 13_000 })).toBeCloseTo(10.5);
+    // Tests are cut per test block: finer.
+    expect(fileChunks({ path: 'test/a.test.ts', bytes: 6900 })).toBeCloseTo(0.5 + 10 / 0.75);
   });
 
   it('gives a small file one chunk, an empty or over-cap file none, an unsized file its kind\'s mean', () => {
@@ -33,7 +36,7 @@ describe('chunks from the kept files', () => {
 
   it('counts npm packages by their bytes and web pages by a page\'s mean', () => {
     expect(estimateChunks({ files: [], counted: [{ kind: 'page', files: 3, bytes: null }] })).toBe(24);
-    expect(estimateChunks({ files: [], counted: [{ kind: 'package', files: 10, bytes: 74_000 }] })).toBeCloseTo(100);
+    expect(estimateChunks({ files: [], counted: [{ kind: 'package', files: 10, bytes: 76_500 }] })).toBeCloseTo(100);
     expect(estimateChunks({ files: [], counted: [{ kind: 'package', files: 10, bytes: null }] })).toBe(70);
   });
 });
@@ -43,18 +46,18 @@ describe('the estimate', () => {
 
   it('tells a Dioxus-sized approval its chunks, time to searchable and to vectors, and what the times rest on', () => {
     const e = estimateApproval({ files, embedder: 'use-lite:universal-sentence-encoder-lite:512', chunkVectors: true });
-    expect(e.chunks).toBe(9800);
+    expect(e.chunks).toBe(10_100); // 1,400 × (0.5 + 5,215 / 775)
     expect(e.files).toBe(1400);
     expect(e.bytes).toBe(1400 * 5215);
-    expect(e.searchable_seconds).toBeCloseTo(DEFAULT_RATES.start_s + DEFAULT_RATES.fetch_base_s + 1400 / DEFAULT_RATES.files_per_s + DEFAULT_RATES.index_base_s + 9800 / DEFAULT_RATES.chunks_per_s, 1);
+    expect(e.searchable_seconds).toBeCloseTo(DEFAULT_RATES.start_s + DEFAULT_RATES.fetch_base_s + 1400 / DEFAULT_RATES.files_per_s + DEFAULT_RATES.index_base_s + 10_100 / DEFAULT_RATES.chunks_per_s, 1);
     expect(e.vectors).toBe('chunks');
-    expect(e.vectors_seconds).toBe(Math.round(9800 / 8));
+    expect(e.vectors_seconds).toBe(Math.round(10_100 / 8));
     expect(e.rates).toMatchObject({ basis: 'default', creates: 0, embed_chunks_per_s: 8 });
-    expect(e.summary).toMatch(/^~9,800 chunks, searchable in ~\d+ s, vectors in ~\d+ min in the background$/);
+    expect(e.summary).toMatch(/^~10,100 chunks, searchable in ~\d+ s, vectors in ~\d+ min in the background$/);
   });
 
   it('says when chunk vectors are off, when there are none, and when a provider\'s speed is unknown', () => {
-    const few = [{ path: 'a.md', bytes: 1000 }];
+    const few = [{ path: 'a.md', bytes: 200 }];
     expect(estimateApproval({ files: few, embedder: 'auto', chunkVectors: false })).toMatchObject({ chunks: 1, vectors: 'topic notes only', vectors_seconds: null });
     expect(estimateApproval({ files: few, embedder: 'auto', chunkVectors: false }).summary).toMatch(/^~1 chunk, searchable in ~\d+ s, topic-note vectors only/);
     expect(estimateApproval({ files: few, embedder: 'none', chunkVectors: false }).summary).toMatch(/no vectors/);
@@ -67,7 +70,7 @@ describe('the estimate', () => {
 
   it('rounds large counts to three digits and keeps small ones exact', () => {
     expect(estimateApproval({ files: Array.from({ length: 37 }, (_, i) => ({ path: `${i}.md`, bytes: 10 })), embedder: 'none', chunkVectors: false }).chunks).toBe(37);
-    expect(estimateApproval({ files: Array.from({ length: 2469 }, (_, i) => ({ path: `d/${i}.json`, bytes: 1300 * 5 })), embedder: 'none', chunkVectors: false }).chunks).toBe(12_300);
+    expect(estimateApproval({ files: Array.from({ length: 2469 }, (_, i) => ({ path: `d/${i}.json`, bytes: 1300 * 4.5 })), embedder: 'none', chunkVectors: false }).chunks).toBe(12_300);
   });
 
   it('prints durations for people', () => {
@@ -118,7 +121,7 @@ describe('rates measured on this machine', () => {
 
   it('take the embedding speed measured for the space, or for its provider', () => {
     const r = ratesFrom(state([], { 'use-lite:universal-sentence-encoder-lite:512': { chunks_per_s: 4, at: '' } }));
-    const one = [{ path: 'a.md', bytes: 78_000 }];
+    const one = [{ path: 'a.md', bytes: 77_610 }]; // 100 chunks
     expect(estimateApproval({ files: one, embedder: 'use-lite:universal-sentence-encoder-lite:512', chunkVectors: true }, r).vectors_seconds).toBe(25);
     expect(estimateApproval({ files: one, embedder: 'auto', chunkVectors: true }, r).vectors_seconds).toBe(25);
     expect(estimateApproval({ files: one, embedder: 'transformers:bge:384', chunkVectors: true }, r).vectors_seconds).toBe(33);

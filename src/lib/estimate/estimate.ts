@@ -6,22 +6,28 @@
  *
  * Chunks come from each file's size and kind, as the chunker cuts them: bytes per chunk measured
  * by running src/lib/chunking over 1,927 real files (minisearch, qs, express, zod, web-tree-sitter,
- * Dioxus). Small files give one chunk, files above the index's size cap none.
+ * Dioxus; `npm run bench:estimates` prints what the index cut). Small files give one chunk, files
+ * above the index's size cap none.
  */
-import { isProsePath, languageForPath } from '../chunking/paths.js';
+import { isProsePath, isTestPath, languageForPath } from '../chunking/paths.js';
 import { MAX_INDEXED_BYTES } from '../index/scan.js';
 
 /**
- * Bytes per chunk, measured on files above 2 KB (smaller ones give one chunk each): prose cut by
- * headings 770-790; code by syntax, per grammar (TypeScript 600, Rust 745, JavaScript 840, C 810);
- * everything else (JSON, YAML, HTML…) by 60-line windows, 1,100-1,450.
+ * Bytes per chunk, measured on the files' full length: prose cut by headings ~780; code by syntax,
+ * per grammar (TypeScript 690, Rust 775, JavaScript 950, C 810, C++ 570; others 750), test code
+ * three quarters of that (a chunk per test block: TypeScript 535, Rust 559, JavaScript 639);
+ * everything else (JSON, YAML, HTML…) by 60-line windows, ~1,300.
  */
 export const BYTES_PER_CHUNK = {
   prose: 780,
-  code: 700,
+  code: 750,
   other: 1300,
-  byLanguage: { typescript: 600, tsx: 600, javascript: 840, rust: 745, c: 810, cpp: 600 } as Record<string, number>,
+  byLanguage: { typescript: 690, tsx: 690, javascript: 950, rust: 775, c: 810, cpp: 570 } as Record<string, number>,
+  testCode: 0.75,
 } as const;
+
+/** A file's last piece is a partial chunk: half a chunk on average (files of 0.5-2 KB give ~2). */
+const LAST_PIECE = 0.5;
 
 /** Mean chunks per file when a file's size is unknown before the fetch (same corpus). */
 export const CHUNKS_PER_FILE = { prose: 7, code: 13, other: 7, page: 8, package_file: 7 } as const;
@@ -43,16 +49,18 @@ export interface Rates {
 }
 
 /**
- * Before the first create: measured here with `npm run bench:estimates` (2 shared cores, load 6-7).
+ * Before the first create: `npm run bench:estimates` here (2 shared cores, load 6-10) gave a
+ * command start of ~1 s; fetch + commit ~1.5 s plus 185-440 files/s (Dioxus, 1,418 files: 4.7-9.2 s);
+ * index ~1 s plus 1,600-2,400 chunks/s (Dioxus, 10,898 chunks: 4.5-6.9 s), the lower ends taken.
  * Embedding: use-lite 6-10 chunks/s under load (bench:throughput); transformers at bge-small's
  * shape 2.7/s fp32, 5.0/s int8 (bench/embed-shapes.ts).
  */
 export const DEFAULT_RATES: Rates = {
   start_s: 1,
-  fetch_base_s: 1,
-  files_per_s: 150,
-  index_base_s: 1.5,
-  chunks_per_s: 600,
+  fetch_base_s: 1.5,
+  files_per_s: 200,
+  index_base_s: 1,
+  chunks_per_s: 1500,
   embed_chunks_per_s: { 'use-lite': 8, transformers: 3 },
   creates: 0,
 };
@@ -105,8 +113,8 @@ export function fileChunks(f: EstimateFile): number {
   const { kind, language } = kindOf(f.path);
   if (f.bytes === null) return CHUNKS_PER_FILE[kind];
   if (f.bytes === 0 || f.bytes > MAX_INDEXED_BYTES) return 0;
-  const per = (language && BYTES_PER_CHUNK.byLanguage[language]) || BYTES_PER_CHUNK[kind];
-  return Math.max(1, f.bytes / per);
+  const per = kind === 'code' ? (BYTES_PER_CHUNK.byLanguage[language!] ?? BYTES_PER_CHUNK.code) * (isTestPath(f.path) ? BYTES_PER_CHUNK.testCode : 1) : BYTES_PER_CHUNK[kind];
+  return Math.max(1, LAST_PIECE + f.bytes / per);
 }
 
 /** Chunks of all the files and counted sources, unrounded. */
@@ -114,6 +122,7 @@ export function estimateChunks(input: Pick<EstimateInput, 'files' | 'counted'>):
   let n = input.files.reduce((s, f) => s + fileChunks(f), 0);
   for (const c of input.counted ?? []) {
     if (c.kind === 'page') n += c.files * CHUNKS_PER_FILE.page;
+    // A package's files are known only from its tarball: its bytes at the mean of code and prose.
     else n += c.bytes !== null && c.bytes > 0 ? c.bytes / ((BYTES_PER_CHUNK.code + BYTES_PER_CHUNK.prose) / 2) : c.files * CHUNKS_PER_FILE.package_file;
   }
   return n;
