@@ -53,6 +53,22 @@ async function loadSync(rt: Runtime, bytes: Uint8Array<ArrayBuffer>): Promise<La
     return await rt.Language.load(bytes);
   } finally {
     if (wasm.instantiate === patched) wasm.instantiate = original;
+    release(bytes);
+  }
+}
+
+/**
+ * Frees a grammar file's bytes once it is compiled. web-tree-sitter's loader keeps them reachable
+ * from the symbol stubs it creates (a closure over its arguments) for the life of the thread,
+ * though nothing reads them after the load: V8 holds its own copy of the module. Detaching the
+ * buffer (transferring it to a clone that is dropped at once) returns them: 11 MB in the thread
+ * that cuts kotlin, swift, typescript, javascript and shell files.
+ */
+function release(bytes: Uint8Array<ArrayBuffer>): void {
+  try {
+    structuredClone(bytes.buffer, { transfer: [bytes.buffer] });
+  } catch {
+    // Not detachable (a shared or already detached buffer): it stays, as before.
   }
 }
 
