@@ -10,11 +10,12 @@ import { FIXTURES } from '../chunking/fixtures.js';
 import { makeTmpRoot, writeTopic } from '../helpers/index-topics.js';
 
 describe('workerCount', () => {
-  it('uses no worker for a few code files or on one core, else one per core up to four', () => {
+  it('uses no worker for a few code files or on one core, else one per core besides this thread, up to four', () => {
     expect(workerCount(10, 8)).toBe(0);
     expect(workerCount(199, 8)).toBe(0);
     expect(workerCount(5000, 1)).toBe(0);
-    expect(workerCount(5000, 2)).toBe(2);
+    expect(workerCount(5000, 2)).toBe(1);
+    expect(workerCount(5000, 4)).toBe(3);
     expect(workerCount(5000, 16)).toBe(4);
   });
 

@@ -70,14 +70,17 @@ export function parsesSyntax(path: string): boolean {
 
 /**
  * How many worker threads to chunk `syntaxFiles` tree-sitter files with: none for a handful of
- * files or on one core; otherwise one per core (the main thread's share is reading, hashing and
- * tokenizing), at most MAX_WORKERS. `setting` is TKOMA_REF_CHUNK_THREADS: the threads chunking in
- * all, this one included, so 1 keeps everything in this thread.
+ * files or on one core; otherwise one per core besides this one, at most MAX_WORKERS. This thread
+ * keeps a core busy too: it reads and hashes every file, cuts prose and the languages the threads
+ * do not take, writes the records and builds the segment. Each thread costs ~30 MB of peak
+ * (its isolate and heap, its grammar, its WebAssembly memory): on two cores a second one took the
+ * Dioxus create from 187 to 214 MB for no less CPU. `setting` is TKOMA_REF_CHUNK_THREADS: the
+ * threads chunking in all, this one included, so 1 keeps everything in this thread.
  */
 export function workerCount(syntaxFiles: number, cores: number, setting?: number): number {
   if (setting !== undefined) return Math.max(0, setting - 1);
   if (syntaxFiles < MIN_FILES_FOR_WORKERS || cores < 2) return 0;
-  return Math.min(cores, MAX_WORKERS);
+  return Math.min(cores - 1, MAX_WORKERS);
 }
 
 const chunkHere = (path: string, text: string): Promise<ChunkedFile> => chunkFile(path, text).then((chunks) => ({ chunks }));
@@ -117,6 +120,15 @@ export function startChunkPool(paths: readonly string[], options: PoolOptions = 
   return n === 0 ? inline : new WorkerPool(n, options, languages);
 }
 
+/**
+ * Young generation of each worker thread, in MiB. V8 gives a thread's heap the main thread's
+ * defaults, and a chunk thread's garbage (each file's text, syntax nodes, chunk strings) grew its
+ * semi-spaces to their 16 MiB maximum: 25-30 MiB of each thread's ~50 MiB heap was young space,
+ * 40 MB of the Dioxus create's 309 MB peak over two threads. At 2 MiB the threads scavenge more
+ * often, each scavenge cheap (what survives a file is its reply), and peak at ~24 MiB of heap.
+ */
+const WORKER_YOUNG_MB = 2;
+
 /** Running from the TypeScript sources (tests, benchmarks under tsx): the worker needs tsx too. */
 const FROM_SOURCE = import.meta.url.endsWith('.ts');
 
@@ -137,7 +149,7 @@ class WorkerPool implements ChunkPool {
     /** Languages whose files the threads cut; other syntax files are cut here. */
     private readonly languages: ReadonlySet<string>,
   ) {
-    const resourceLimits = heapMb === undefined ? undefined : { maxOldGenerationSizeMb: heapMb };
+    const resourceLimits = { maxYoungGenerationSizeMb: WORKER_YOUNG_MB, ...(heapMb === undefined ? {} : { maxOldGenerationSizeMb: heapMb }) };
     // Before any thread compiles a grammar: V8's flags are the process's.
     baselineWasmOnly();
     for (let i = 0; i < threads; i++) {
