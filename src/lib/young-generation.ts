@@ -11,6 +11,13 @@
  * setting it while running takes effect at the next growth; a V8 that ignored it would just grow
  * as before. 2 is V8's default (`node --v8-options`), restored when the work is done so a
  * long-running process (mcp, serve) grows as usual between commands.
+ *
+ * The same hold sets `--optimize-for-size` (V8's switch for memory-constrained embedders, also
+ * read while running): the old generation grows by a smaller factor before each full collection,
+ * and the chunk threads started meanwhile get small heaps. A create keeps little alive (its
+ * records stream to disk) but makes garbage fast, so the main thread's heap had grown to 67 MiB
+ * for ~25 MiB live; held, 41 MiB. On the Dioxus create: 222 → 187 MB peak, ~0.5 s more CPU of
+ * ~13 (docs/BENCHMARKS.md, issue 27).
  */
 import { setFlagsFromString } from 'node:v8';
 
@@ -26,10 +33,16 @@ let holders = 0;
  */
 export async function withYoungGenerationHeld<T>(work: () => Promise<T>): Promise<T> {
   if (trickOff('young-generation')) return work();
-  if (holders++ === 0) setFlagsFromString('--semi-space-growth-factor=1');
+  if (holders++ === 0) {
+    setFlagsFromString('--semi-space-growth-factor=1');
+    setFlagsFromString('--optimize-for-size');
+  }
   try {
     return await work();
   } finally {
-    if (--holders === 0) setFlagsFromString(`--semi-space-growth-factor=${DEFAULT_GROWTH_FACTOR}`);
+    if (--holders === 0) {
+      setFlagsFromString(`--semi-space-growth-factor=${DEFAULT_GROWTH_FACTOR}`);
+      setFlagsFromString('--no-optimize-for-size');
+    }
   }
 }
