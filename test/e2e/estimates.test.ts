@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { allowLocalSources, cli, makeRepo, PROJECT, tmpDir } from '../helpers/fixtures.js';
+import { type EmbedServer, startEmbedServer } from '../helpers/index-topics.js';
 import { call, connect, type Connected } from '../helpers/mcp.js';
 
 const tmp = tmpDir('tkoma-estimates-');
@@ -19,7 +20,11 @@ const QS = join(PROJECT, 'node_modules', 'qs');
 const FILES = ['README.md', 'CHANGELOG.md', 'package.json', '.editorconfig', 'lib/index.js', 'lib/formats.js', 'lib/parse.js', 'lib/stringify.js', 'lib/utils.js'];
 let repoUrl: string;
 
-const state = () => JSON.parse(readFileSync(join(root, '.tkoma', 'estimates.json'), 'utf8')) as { creates: { files: number; chunks: number; fetch_s: number; index_s: number; start_s?: number }[] };
+const state = () =>
+  JSON.parse(readFileSync(join(root, '.tkoma', 'estimates.json'), 'utf8')) as {
+    creates: { files: number; chunks: number; fetch_s: number; index_s: number; start_s?: number }[];
+    embedding: Record<string, { chunks_per_s: number }>;
+  };
 
 beforeAll(async () => {
   expect((await cli(['init'], { root })).code).toBe(0);
@@ -99,5 +104,49 @@ describe('the same numbers on every surface', () => {
     const dialog = await call(host, 'reference_topic_create', req);
     expect(dialog.data.estimate).toEqual(est);
     expect(host.elicited.at(-1)).toContain(`Estimated cost: ${est.summary}.`);
+  });
+});
+
+describe('vectors in the estimate', () => {
+  let embed: EmbedServer;
+  // The embedder is the root's recorded choice here, not the tests' usual none.
+  const ENV = { TKOMA_REF_EMBEDDER: '', TKOMA_REF_VECTOR_WORKER: 'off' };
+  beforeAll(async () => {
+    embed = await startEmbedServer(16);
+  });
+  afterAll(() => embed?.close());
+
+  it("a provider's speed is unknown until a build measures it; then the estimate prices the chunk vectors", async () => {
+    const set = await cli(['index', 'embedder', 'set', 'ollama', '--url', embed.url, '--model', 'bow', '--chunks', 'on', '--json'], { root, env: ENV });
+    expect(set.code, set.stdout + set.stderr).toBe(0);
+    const args = ['topic', 'create', '--json', '--title', 'qs vectors', '--topic-id', 'qs-vectors', '--git', repoUrl];
+    const before = await cli(args, { root, env: ENV });
+    expect(before.json.estimate).toMatchObject({ vectors: 'chunks', vectors_seconds: null, embedder: 'ollama:bow:16' });
+    expect(before.json.estimate.summary).toMatch(/vectors built in the background$/);
+
+    const built = await cli(['index', 'embed', '--json'], { root, env: ENV });
+    expect(built.code, built.stderr).toBe(0);
+    expect(state().embedding['ollama:bow:16']!.chunks_per_s).toBeGreaterThan(0);
+
+    const after = await cli(args, { root, env: ENV });
+    expect(after.json.estimate.vectors_seconds).toBeGreaterThanOrEqual(0);
+    expect(after.json.estimate.rates.embed_chunks_per_s).toBeGreaterThan(0);
+    expect(after.json.estimate.summary).toMatch(/vectors in ~\d+ (s|min) in the background$/);
+  });
+
+  it('chunk vectors off: only topic-note vectors, on every surface', async () => {
+    const set = await cli(['index', 'embedder', 'set', 'ollama', '--url', embed.url, '--model', 'bow', '--chunks', 'off', '--json'], { root, env: ENV });
+    expect(set.code, set.stdout + set.stderr).toBe(0);
+    const ask = await cli(['topic', 'create', '--json', '--title', 'qs notes', '--topic-id', 'qs-notes', '--git', repoUrl], { root, env: ENV });
+    expect(ask.json.estimate).toMatchObject({ vectors: 'topic notes only', vectors_seconds: null });
+    const mcp = await connect(root, { env: ENV });
+    try {
+      const answer = await call(mcp, 'reference_topic_create', { title: 'qs notes', topic_id: 'qs-notes', body: 'qs.', sources: [{ type: 'git', url: repoUrl }] });
+      expect(answer.data.estimate).toEqual(ask.json.estimate);
+      expect(answer.text).toContain('topic-note vectors only');
+      expect(answer.text).not.toMatch(/vectors in ~|vectors \(/);
+    } finally {
+      await mcp.close();
+    }
   });
 });
