@@ -16,8 +16,8 @@
  * read while running): the old generation grows by a smaller factor before each full collection,
  * and the chunk threads started meanwhile get small heaps. A create keeps little alive (its
  * records stream to disk) but makes garbage fast, so the main thread's heap had grown to 67 MiB
- * for ~25 MiB live; held, 41 MiB. On the Dioxus create: 222 → 187 MB peak, ~0.5 s more CPU of
- * ~13 (docs/BENCHMARKS.md, issue 27).
+ * for ~25 MiB live; held, 41 MiB. On the Dioxus create: 217 → 183 MiB peak, no more CPU than
+ * the noise of a shared machine (docs/BENCHMARKS.md, issue 27).
  */
 import { setFlagsFromString } from 'node:v8';
 

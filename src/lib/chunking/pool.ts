@@ -74,7 +74,7 @@ export function parsesSyntax(path: string): boolean {
  * keeps a core busy too: it reads and hashes every file, cuts prose and the languages the threads
  * do not take, writes the records and builds the segment. Each thread costs ~30 MB of peak
  * (its isolate and heap, its grammar, its WebAssembly memory): on two cores a second one took the
- * Dioxus create from 187 to 214 MB for no less CPU. `setting` is TKOMA_REF_CHUNK_THREADS: the
+ * Dioxus create from 183 to 211 MiB, for more CPU. `setting` is TKOMA_REF_CHUNK_THREADS: the
  * threads chunking in all, this one included, so 1 keeps everything in this thread.
  */
 export function workerCount(syntaxFiles: number, cores: number, setting?: number): number {
@@ -124,7 +124,7 @@ export function startChunkPool(paths: readonly string[], options: PoolOptions = 
  * Young generation of each worker thread, in MiB. V8 gives a thread's heap the main thread's
  * defaults, and a chunk thread's garbage (each file's text, syntax nodes, chunk strings) grew its
  * semi-spaces to their 16 MiB maximum: 25-30 MiB of each thread's ~50 MiB heap was young space,
- * 40 MB of the Dioxus create's 309 MB peak over two threads. At 2 MiB the threads scavenge more
+ * ~40 MiB of the Dioxus create's ~300 MiB peak over two threads. At 2 MiB the threads scavenge more
  * often, each scavenge cheap (what survives a file is its reply), and peak at ~24 MiB of heap.
  */
 const WORKER_YOUNG_MB = 2;
