@@ -82,6 +82,6 @@ describe('limits', () => {
       { type: 'git', display_name: 'o/r', file_count: 20_000, total_bytes: 4096, languages: [{ name: 'Rust' }], capped: { max_files: 1200 } },
       { type: 'web', display_name: 'https://x/', capped: { max_files: 1 } },
     ]);
-    expect(line).toBe('o/r: 20,000 files, ~4 KB, Rust, caps skip 1,200 (max_files 1,200) + 1 web page (1 over the caps)');
+    expect(line).toBe('o/r: 20,000 files, ~4 KB, Rust, caps skip 1,200 (max_files 1,200) + 1 web page on x (1 over the caps)');
   });
 });

@@ -21,7 +21,6 @@ export default class TopicCreate extends BaseCommand<typeof TopicCreate> {
 Several sources, or refs and paths per source: use --input JSON.`;
   static examples = [
     `<%= config.bin %> topic create --title "Dioxus - Rust UI Framework" --git https://github.com/DioxusLabs/dioxus --path README.md --path docs/ --web https://dioxuslabs.com/learn/0.6/ --tag rust --json`,
-    `<%= config.bin %> topic create --input '{"title":"...","body":"...","sources":[{"type":"git","url":"file:///src/repo","ref":"v1.0"}]}' --approve v1.…`,
     `<%= config.bin %> topic create --title "MiniSearch" --git https://github.com/lucaong/minisearch --path README.md --path src/ --dry-run`,
     `<%= config.bin %> topic create --title "Dioxus guide" --web https://dioxuslabs.com/learn/0.6/ --crawl --max-pages 300 --crawl-exclude "**/changelog/**" --json`,
   ];
