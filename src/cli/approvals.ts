@@ -1,21 +1,9 @@
 /** Words for the operator: one approval request, every URL in full and local paths marked. */
 import type { ListedRecord } from '../lib/approval/requests.js';
+import type { SourceDetails } from '../lib/topics/create.js';
 import { countOf, formatBytes } from '../lib/topics/summary.js';
 
-interface ListedSource {
-  type?: string;
-  display_name?: string;
-  url?: string;
-  host?: string;
-  ref?: string | null;
-  default_branch?: string | null;
-  paths?: string[];
-  file_count?: number;
-  total_bytes?: number | null;
-  crawl?: { bound?: string };
-}
-
-function sourceLine(s: ListedSource): string {
+function sourceLine(s: SourceDetails): string {
   if (s.type === 'web' && s.crawl?.bound) return `crawl ${s.url}: ${s.crawl.bound}`;
   if (s.type === 'web') return `web page ${s.url} (host ${s.host ?? '?'})`;
   const ref = s.ref ?? s.default_branch;
@@ -25,11 +13,11 @@ function sourceLine(s: ListedSource): string {
 
 export function renderRequest(r: ListedRecord): string {
   const who = [r.requested_by.ghost, r.requested_by.model ? `model ${r.requested_by.model}` : null].filter(Boolean).join(', ');
-  const est = (r.estimate as { summary?: string } | undefined)?.summary;
+  const est = r.estimate?.summary;
   const lines = [
     `${r.request_id}  ${r.state.toUpperCase()}  ${r.topic_id} ('${r.title}')`,
     `  asked ${r.requested_at} by ${who || 'an unnamed ghost'} via ${r.requested_by.via}; expires ${r.expires_at}`,
-    ...(r.sources as ListedSource[]).map((s) => `  - ${sourceLine(s)}`),
+    ...r.sources.map((s) => `  - ${sourceLine(s)}`),
     ...(est ? [`  estimate: ${est}`] : []),
   ];
   if (r.decided_at) lines.push(`  ${r.state === 'denied' ? 'denied' : 'approved'} ${r.decided_at} by ${r.decided_by}${r.note ? `: "${r.note}"` : ''}${r.used_at ? `; used ${r.used_at}` : ''}`);

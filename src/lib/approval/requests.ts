@@ -15,6 +15,7 @@ import { join } from 'node:path';
 
 import { TkomaError } from '../errors.js';
 import { stateDir } from '../store/root.js';
+import type { ApprovalRequired, SourceDetails } from '../topics/create.js';
 
 export const REQUEST_TTL_SECONDS = 7 * 24 * 3600;
 /** Decided and expired requests stay listed (`approvals --all`) this long after they expire. */
@@ -39,8 +40,8 @@ export interface ApprovalRecord {
   title: string;
   summary: string;
   /** What phase 1 found, source by source (full URLs, local paths), for the operator. */
-  sources: unknown[];
-  estimate?: unknown;
+  sources: SourceDetails[];
+  estimate?: ApprovalRequired['estimate'];
   requested_by: Requester;
   requested_at: string;
   expires_at: string;

@@ -4,6 +4,7 @@
  * transports (`ext::`, `fd::`) never reach git. Pure functions.
  */
 import { TkomaError } from '../errors.js';
+import { localPathOf } from './local-roots.js';
 
 export interface GitUrlOptions {
   /** Accept file:// URLs (default true). Callers exposed to untrusted input may turn this off. */
@@ -180,24 +181,17 @@ export function normalizePaths(paths: string[]): string[] {
   return out;
 }
 
-/** A short human name for a repository: "owner/repo" for hosted repos, the folder name for file://. */
 /**
  * What an operator approves, named in full: `https://github.com/o/r` (credentials redacted), or
- * `local repository /home/me/x` for file:// (a local path is not a download, and says so). Pure.
+ * `local repository /home/me/x` for file:// (a local path is not a download, and says so): the
+ * same path the `[sources] local_roots` check reads.
  */
 export function gitSourceLabel(url: string): string {
-  if (gitUrlScheme(url) === 'file') {
-    let path: string;
-    try {
-      path = decodeURIComponent(new URL(url).pathname);
-    } catch {
-      path = url.replace(/^file:\/\//i, '');
-    }
-    return `local repository ${path.replace(/\/+$/, '') || '/'}`;
-  }
-  return redactUrl(url);
+  const path = localPathOf(url);
+  return path === null ? redactUrl(url) : `local repository ${path.replace(/\/+$/, '') || '/'}`;
 }
 
+/** A short human name for a repository: "owner/repo" for hosted repos, the folder name for file://. */
 export function repoDisplayName(url: string): string {
   const stripGit = (s: string) => s.replace(/\.git$/i, '');
   let path: string;
