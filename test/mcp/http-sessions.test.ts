@@ -72,6 +72,11 @@ describe('sessions over HTTP', () => {
       child.on('close', (code) => reject(new Error(`exited ${code}: ${stderr}`)));
     });
     await ready;
+    // The server's stderr and its HTTP answers travel on different pipes: wait for the line, not a clock.
+    const stderrShows = async (re: RegExp): Promise<string> => {
+      for (let tries = 0; tries < 600 && !re.test(stderr); tries++) await new Promise((r) => setTimeout(r, 50));
+      return stderr;
+    };
     try {
       const ids: string[] = [];
       for (let i = 0; i < 3; i++) {
@@ -88,7 +93,7 @@ describe('sessions over HTTP', () => {
       const error = JSON.parse(refused.body);
       expect(error).toMatchObject({ jsonrpc: '2.0', id: refusedId, error: { code: -32000 } });
       expect(error.error.message).toMatch(/Too many sessions: 3 are open/);
-      expect(stderr).toMatch(/refused a new session/);
+      expect(await stderrShows(/refused a new session/)).toMatch(/refused a new session/);
 
       // A session in use answers; then, unused, all three expire and make room.
       const list = await post(port, { jsonrpc: '2.0', id: nextId++, method: 'tools/list' }, ids[0]);
@@ -102,7 +107,7 @@ describe('sessions over HTTP', () => {
         else expect(r.status).toBe(503);
       }
       expect(admitted?.status).toBe(200);
-      expect(stderr).toMatch(/idle for 3 s: closed/);
+      expect(await stderrShows(/idle for 3 s: closed/)).toMatch(/idle for 3 s: closed/);
       const gone = await post(port, { jsonrpc: '2.0', id: nextId++, method: 'tools/list' }, ids[0]);
       expect(gone.status).toBe(404);
       expect(JSON.parse(gone.body).error.message).toMatch(/initialize again/);
