@@ -35,6 +35,12 @@ export const SETTINGS = {
   ghost: { env: 'TKOMA_REF_GHOST', kind: 'string', doc: 'The ghost (agent) making a change: the commit author.', also: '`--ghost`' },
   model: { env: 'TKOMA_REF_MODEL', kind: 'string', doc: 'The model behind the ghost, recorded in the commit author.', also: '`--model`' },
   lockTimeout: { env: 'TKOMA_REF_LOCK_TIMEOUT', kind: 'seconds', doc: 'How long a writer waits for the write lock before `LOCKED`.', shown: '30' },
+  webTimeout: {
+    env: 'TKOMA_REF_WEB_TIMEOUT',
+    kind: 'seconds',
+    doc: 'How long one web page (connect, redirects and body) may take before it is given up as a timeout; a crawl lists it and goes on.',
+    shown: '20',
+  },
   noServer: { env: 'TKOMA_REF_NO_SERVER', kind: 'flag', doc: 'Never ask a running `serve`/`watch`/`mcp` process; answer in this process.', also: '`--no-server`' },
   embedder: {
     env: 'TKOMA_REF_EMBEDDER',

@@ -24,6 +24,12 @@ function filesUnder(dir: string): string[] {
   return out.sort();
 }
 
+/**
+ * /docs/slow never answers: every crawl and refresh here waits out its deadline, 20 s by default.
+ * A few seconds still tell a page that never answers from the local pages, which answer at once.
+ */
+const env = { TKOMA_REF_WEB_TIMEOUT: '3' };
+
 describe('crawling a documentation site (CLI, real site on 127.0.0.1)', () => {
   const tmp = tmpDir('tkoma-crawl-');
   const root = join(tmp.path, 'kb');
@@ -46,7 +52,7 @@ describe('crawling a documentation site (CLI, real site on 127.0.0.1)', () => {
 
   let requestId = '';
   it('phase 1 reads robots.txt, llms.txt and sitemaps, never a page, and shows the bound', async () => {
-    const r = await cli(['topic', 'create', '--json', '--input', JSON.stringify(request)], { root });
+    const r = await cli(['topic', 'create', '--json', '--input', JSON.stringify(request)], { root, env });
     expect(r.code, r.stderr).toBe(4);
     const crawl = r.json.sources[0].crawl;
     expect(crawl).toMatchObject({ scope: 'prefix', max_pages: 200, max_depth: 5, robots_txt: true, llms_txt: `${site.base}/llms.txt`, crawl_delay_s: 0.1 });
@@ -64,14 +70,14 @@ describe('crawling a documentation site (CLI, real site on 127.0.0.1)', () => {
   it("the operator's yes to the crawl does not approve a bigger crawl", async () => {
     await operatorApproves(root, requestId);
     const bigger = { ...request, sources: [{ type: 'web', url: `${site.base}/docs/`, crawl: { max_pages: 500 } }] };
-    const r = await cli(['topic', 'create', '--json', '--input', JSON.stringify(bigger)], { root });
+    const r = await cli(['topic', 'create', '--json', '--input', JSON.stringify(bigger)], { root, env });
     expect(r.code).toBe(4);
     expect(r.json.request_id).not.toBe(requestId);
   });
 
   it('phase 2 keeps exactly the pages in scope, one file per page, and lists what it left out', async () => {
     site.log.length = 0;
-    const r = await cli(['topic', 'create', '--json', '--input', JSON.stringify(request)], { root });
+    const r = await cli(['topic', 'create', '--json', '--input', JSON.stringify(request)], { root, env });
     expect(r.code, r.stderr).toBe(0);
     const dir = join(root, 'references', id);
     const pages = filesUnder(dir).filter((f) => f.startsWith(`${folder}/`));
@@ -130,14 +136,14 @@ describe('crawling a documentation site (CLI, real site on 127.0.0.1)', () => {
     site.log.length = 0;
     site.notModified.length = 0;
 
-    const dry = await cli(['refresh', id, '--dry-run', '--json'], { root });
+    const dry = await cli(['refresh', id, '--dry-run', '--json'], { root, env });
     expect(dry.code, dry.stderr).toBe(0);
     expect(dry.json.topics[0]).toMatchObject({ added: [`${folder}/docs/new-guide.md`], changed: [`${folder}/docs/minimatch.md`], removed: [`${folder}/docs/semver.md`] });
     expect(readFileSync(join(dir, folder, 'docs', 'minimatch.md'), 'utf8')).not.toContain('rewritten');
 
     site.log.length = 0;
     site.notModified.length = 0;
-    const r = await cli(['refresh', id, '--json'], { root });
+    const r = await cli(['refresh', id, '--json'], { root, env });
     expect(r.code, r.stderr).toBe(0);
     const result = r.json.topics[0];
     expect(result).toMatchObject({ added: 1, changed: 1, removed: 1 });
@@ -174,13 +180,13 @@ describe('crawling a documentation site (CLI, real site on 127.0.0.1)', () => {
     const editedChanged = readFileSync(changedPage, 'utf8');
     site.setPage('deep', '# Deep, revised\n\nOnly reached through the loop, now with more to say.\n');
 
-    const dry = await cli(['refresh', id, '--dry-run', '--json'], { root });
+    const dry = await cli(['refresh', id, '--dry-run', '--json'], { root, env });
     expect(dry.code, dry.stderr).toBe(0);
     expect(dry.json.topics[0]).toMatchObject({ changed: [`${folder}/docs/deep.md`], conflicts: [{ path: `${folder}/docs/deep.md`, upstream: 'changed' }] });
 
     for (const round of [1, 2]) {
       site.notModified.length = 0;
-      const r = await cli(['refresh', id, '--json'], { root });
+      const r = await cli(['refresh', id, '--json'], { root, env });
       expect(r.code, `round ${round}: ${r.stderr}`).toBe(0);
       const result = r.json.topics[0];
       // The page that answered 304 is unchanged upstream: not a conflict, not changed, and never rewritten.

@@ -123,6 +123,15 @@ describe('fetchWebPage against a local HTTP server', () => {
     });
     const stall = await failure(fetchWebPage(srv.url('/stall'), { timeoutMs: 300 }));
     expect(stall.code).toBe('SOURCE_UNREACHABLE');
+
+    // Without an explicit deadline, TKOMA_REF_WEB_TIMEOUT (seconds) sets it.
+    process.env.TKOMA_REF_WEB_TIMEOUT = '0.3';
+    try {
+      const fromEnv = await failure(fetchWebPage(srv.url('/hang')));
+      expect(fromEnv.details.timeout_ms).toBe(300);
+    } finally {
+      delete process.env.TKOMA_REF_WEB_TIMEOUT;
+    }
   });
 
   it('caps the body size, declared or streamed', async () => {

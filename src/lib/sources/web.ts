@@ -9,6 +9,7 @@
 import { TkomaError } from '../errors.js';
 import { policedRequest } from '../net/http.js';
 import { DEFAULT_POLICY, type Resolver, type SourcePolicy } from '../net/policy.js';
+import { envSetting } from '../settings.js';
 import { redactUrl } from './git-url.js';
 import { bodyToMarkdown, classifyBody, decodeBody, parseContentType } from './web-content.js';
 import { redirectProblem, urlSlug, validateWebUrl } from './web-url.js';
@@ -122,6 +123,12 @@ export function assertConvertible(html: string, url: string, maxStoredBytes?: nu
 export const DEFAULT_TIMEOUT_MS = 20_000;
 export const DEFAULT_MAX_BYTES = 5 * 1024 * 1024;
 const SMALL_TEXT_TIMEOUT_MS = 10_000;
+
+/** A page's deadline: TKOMA_REF_WEB_TIMEOUT (seconds) when set, for slow networks (and tests that wait out a page that never answers). */
+function pageTimeoutMs(): number {
+  const s = envSetting('webTimeout');
+  return s !== undefined && s > 0 ? Math.round(s * 1000) : DEFAULT_TIMEOUT_MS;
+}
 const DEFAULT_USER_AGENT = 'tkoma-ref/0.1 (reference fetcher)';
 const ACCEPT = 'text/html,application/xhtml+xml,text/markdown;q=0.9,text/plain;q=0.8,*/*;q=0.5';
 
@@ -220,7 +227,7 @@ export function fetchWebPage(url: string, opts?: FetchWebOptions & { ifNoneMatch
 export function fetchWebPage(url: string, opts: FetchWebOptions): Promise<WebPage | NotModified>;
 export async function fetchWebPage(url: string, opts: FetchWebOptions = {}): Promise<WebPage | NotModified> {
   const requested = validateWebUrl(url);
-  const timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const timeoutMs = opts.timeoutMs ?? pageTimeoutMs();
   const maxBytes = opts.maxBytes ?? DEFAULT_MAX_BYTES;
   const deadline = startDeadline(timeoutMs);
   try {
