@@ -24,6 +24,28 @@ const PAGE = [
   '',
 ].join('\n');
 
+/** A page of three sections long enough to be three chunks: `--context` widens past the middle one. */
+const LONG_PAGE = [
+  '# Events in depth',
+  '',
+  ...Array.from({ length: 8 }, (_, i) => `Paragraph ${i} about how the renderer schedules work between frames and keeps state.`),
+  '',
+  '## Clicks',
+  '',
+  'A click arrives as an event the handler reads.',
+  '',
+  '```rust',
+  '{{#include ../../examples/handlers.rs:onclick}}',
+  '```',
+  '',
+  ...Array.from({ length: 5 }, (_, i) => `Note ${i} on bubbling: a parent sees the click after its child unless stopped.`),
+  '',
+  '## Keyboard',
+  '',
+  ...Array.from({ length: 8 }, (_, i) => `Line ${i} about focus, key codes and modifiers that keyboard handlers receive.`),
+  '',
+].join('\n');
+
 const EXAMPLE = [
   'use dioxus::prelude::*;',
   '',
@@ -44,6 +66,7 @@ describe('docs that include their code', () => {
     const repo = makeRepo(join(tmp.path, 'handbook'), {
       'docs/src/handlers.md': PAGE,
       'docs/src/intro.md': '# Introduction\n\nA guide to the framework.\n',
+      'docs/src/depth.md': LONG_PAGE,
       'examples/handlers.rs': EXAMPLE,
     });
     expect((await cli(['init', '--json'], { root })).code).toBe(0);
@@ -66,6 +89,24 @@ describe('docs that include their code', () => {
     expect(hit.start_line).toBe(1);
     expect(hit.end_line).toBeLessThanOrEqual(pageLines);
     expect(hit.snippet_end_line).toBeLessThanOrEqual(pageLines);
+  });
+
+  it('a hit widened with --context shows the included code, not the directive, at the page\'s rows', async () => {
+    const pageLines = LONG_PAGE.split('\n').length - 1;
+    const directiveRow = LONG_PAGE.split('\n').findIndex((l) => l.includes('{{#include')) + 1;
+    for (const context of ['4', 'section']) {
+      const r = await cli(['search', 'Press me button onclick click', '--topic', id, '--json', '--no-server', '--context', context], { root });
+      expect(r.code, r.stderr).toBe(0);
+      const hit = r.json.results.find((h: { path: string }) => h.path === 'docs/src/depth.md');
+      expect(hit, context).toBeDefined();
+      // Widened past its own chunk, yet the code stands where the directive was.
+      expect(hit.start_line).toBeLessThan(directiveRow - 4);
+      expect(hit.end_line).toBeLessThanOrEqual(pageLines);
+      expect(hit.snippet, context).toContain('"Press me"');
+      expect(hit.snippet, context).not.toContain('{{#include');
+      expect(hit.snippet_start_line).toBeLessThanOrEqual(directiveRow);
+      expect(hit.snippet_end_line).toBeGreaterThanOrEqual(directiveRow);
+    }
   });
 
   it('editing the included file re-chunks the page that shows it', async () => {

@@ -193,7 +193,7 @@ async function linesOf(kept: readonly Kept[], refs: Map<string, ChunkRef>, texts
     if (k.range.start < k.h.startLine || k.range.end > k.h.endLine) {
       const all = await fileLines(k);
       if (all && k.range.end <= all.length) {
-        out.set(k, { start: k.range.start, lines: all.slice(k.range.start - 1, k.range.end) });
+        out.set(k, (await widenedWithIncludes(k, all, texts)) ?? { start: k.range.start, lines: all.slice(k.range.start - 1, k.range.end) });
         continue;
       }
     }
@@ -226,6 +226,56 @@ async function linesOf(kept: readonly Kept[], refs: Map<string, ChunkRef>, texts
     out.set(k, ok ? { start: parts[0]!.chunk.startLine, lines, ...(generation !== undefined ? { words: { generation, lines: words } } : {}) } : await pageRowsOf(k.ref, own(k.ref), () => fileLines(k)));
   }
   return out;
+}
+
+/**
+ * A widened hit on a page whose chunks resolved includes (issue 26): the page's rows in the range,
+ * each directive's row replaced by the code its chunk holds, with the page's line numbers. Null
+ * when no chunk in the range grew (the file's own lines are the answer) or one cannot be placed.
+ */
+async function widenedWithIncludes(k: Kept, page: readonly string[], texts: Texts): Promise<HitLines | null> {
+  const { index } = k.ref.opened;
+  const { start, end } = k.range;
+  const inRange: ChunkRef[] = [];
+  const count = index.head.files.get(k.h.path)?.chunkCount ?? 0;
+  for (let i = 0; i < count; i++) {
+    const c = index.chunks.get(`${k.h.path}#${i}`);
+    if (c && c.endLine >= start && c.startLine <= end) inRange.push({ opened: k.ref.opened, chunk: c });
+  }
+  await readTexts(inRange, texts);
+  const ownRows = (r: ChunkRef): boolean => {
+    const text = (texts.get(r.chunk) ?? '').split('\n');
+    return text.length === r.chunk.endLine - r.chunk.startLine + 1 && text.every((l, i) => l === page[r.chunk.startLine - 1 + i] || l === page[r.chunk.startLine - 1 + i]?.trimEnd());
+  };
+  // A resolved include may take exactly the directive's one row: compare the lines, not their count.
+  const grown = inRange.filter((r) => !ownRows(r));
+  if (grown.length === 0) return null;
+  const { alignToPage } = await import('../chunking/includes.js');
+  // Each page row's lines: a grown chunk's rows hold what it shows, the other rows the page's own.
+  const byRow = new Map<number, string[]>();
+  for (const r of grown) {
+    const text = texts.get(r.chunk)!.split('\n');
+    const map = alignToPage(page.slice(r.chunk.startLine - 1, r.chunk.endLine), text);
+    if (!map) return null;
+    const mine = new Map<number, string[]>();
+    text.forEach((line, i) => {
+      const row = r.chunk.startLine + map[i]!;
+      const held = mine.get(row);
+      if (held) held.push(line);
+      else mine.set(row, [line]);
+    });
+    // Chunks that overlap: the first one's reading of a row stands.
+    for (const [row, held] of mine) if (!byRow.has(row)) byRow.set(row, held);
+  }
+  const lines: string[] = [];
+  const rows: number[] = [];
+  for (let row = start; row <= end; row++) {
+    for (const line of byRow.get(row) ?? [page[row - 1]!]) {
+      lines.push(line);
+      rows.push(row);
+    }
+  }
+  return { start, lines, rows };
 }
 
 /**
