@@ -6,7 +6,7 @@ import { TkomaError } from '../errors.js';
 import { type LimitsOverride, parseLimits } from '../safety/limits.js';
 import { isFullCommitSha, normalizePaths, redactUrl, validateGitUrl, validateRef } from '../sources/git-url.js';
 import { type CrawlOptions, parseCrawl } from '../sources/crawl/options.js';
-import { validateWebUrl } from '../sources/web.js';
+import { validateWebUrl } from '../sources/web-url.js';
 import { isValidPackageName } from '../sources/npm/names.js';
 import { versionSpecKind } from '../sources/versions.js';
 import { charCount, MAX_TAG_CHARS, MAX_TAGS, MAX_TITLE_CHARS, oneLine } from '../safety/text.js';
