@@ -16,7 +16,38 @@ function boot() {
   }
 }
 
+/**
+ * `--version` (oclif answers it from argv[0] only, whatever follows) without loading oclif's ~160
+ * modules: its own line, `name/version platform-arch node-vX`, or with --json the init hook's
+ * document. Left to oclif where its answer could differ: under DEBUG (its debug lines) and on a
+ * Linux that might be WSL (oclif then says `wsl`).
+ */
+function version() {
+  if (argv[0] !== '--version' || process.env.DEBUG) return false;
+  const fs = require('node:fs');
+  const os = require('node:os');
+  if (process.platform === 'linux') {
+    let wsl = os.release().toLowerCase().includes('microsoft') || fs.existsSync('/proc/sys/fs/binfmt_misc/WSLInterop') || fs.existsSync('/run/WSL');
+    try {
+      wsl = wsl || fs.readFileSync('/proc/version', 'utf8').toLowerCase().includes('microsoft');
+    } catch {
+      // no /proc: nothing says WSL
+    }
+    if (wsl) return false;
+  }
+  const pjson = JSON.parse(fs.readFileSync(require('node:path').join(__dirname, '..', 'package.json'), 'utf8'));
+  const platform = `${process.platform}-${os.arch() === 'ia32' ? 'x86' : os.arch()}`;
+  const version = pjson.version || '0.0.0';
+  process.stdout.write(
+    argv.includes('--json')
+      ? JSON.stringify({ name: pjson.name, version, node: process.version, platform }) + '\n'
+      : `${pjson.name}/${version} ${platform} node-${process.version}\n`,
+  );
+  return true;
+}
+
 (async () => {
+  if (version()) return;
   if (argv[0] === 'search' || argv[0] === 'mcp') {
     const fast = boot();
     if (fast && (await fast.runFastPath(argv))) return;
