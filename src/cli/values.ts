@@ -3,6 +3,8 @@
  * messages can be tested alone and the fast path can share them.
  */
 
+import { formatCount } from '../lib/topics/summary.js';
+
 /** The allowed range of a whole-number flag, as a phrase: "from 1 to 200", "≥ 1", "". */
 export function rangePhrase(min?: number, max?: number): string {
   if (min !== undefined && max !== undefined) return ` from ${min} to ${max}`;
@@ -77,5 +79,5 @@ export function parseErrorFields(message: string): { code: 'INVALID_INPUT' | 'IN
 
 /** "1 file", "2 files", "1,413 chunks". */
 export function plural(n: number, one: string, many = `${one}s`): string {
-  return `${n.toLocaleString('en-US')} ${n === 1 ? one : many}`;
+  return `${formatCount(n)} ${n === 1 ? one : many}`;
 }

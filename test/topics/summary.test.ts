@@ -1,7 +1,7 @@
 /** The approval summary's words: counts, sizes, caps. */
 import { describe, expect, it } from 'vitest';
 
-import { approvalSummary, cappedText, countOf, formatBytes, mergeCounts } from '../../src/lib/topics/summary.js';
+import { approvalSummary, cappedText, countOf, formatBytes, formatCount, mergeCounts } from '../../src/lib/topics/summary.js';
 
 describe('summary', () => {
   it('counts and sizes read like a person wrote them', () => {
@@ -32,5 +32,13 @@ describe('summary', () => {
     expect(approvalSummary(pages)).toBe('3 web pages on a.example, 127.0.0.1:8080');
     const many = ['a', 'b', 'c', 'd', 'e'].map((h) => ({ type: 'web' as const, display_name: `https://${h}.example/` }));
     expect(approvalSummary(many)).toBe('5 web pages on a.example, b.example, c.example and 2 more hosts');
+  });
+});
+
+describe('formatCount', () => {
+  it('reads exactly as toLocaleString("en-US"), which it skips for whole numbers', () => {
+    const samples = [0, -0, 1, 9, 999, 1000, 1001, 12345, 999999, 1000000, -1234567, 2 ** 53 - 1, 2 ** 53, 1.5, 1234.5678, NaN, Infinity];
+    for (let n = 1; n < 1e16; n = n * 7 + 3) samples.push(n);
+    for (const n of samples) expect(formatCount(n), String(n)).toBe(n.toLocaleString('en-US'));
   });
 });
