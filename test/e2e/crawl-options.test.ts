@@ -144,8 +144,9 @@ describe('crawl bounds: the hard cap in tkoma-ref.toml and the --crawl flags (CL
     git(root, 'commit', '-q', '-am', 'lower the crawl cap');
     site.log.length = 0;
     const refreshed = await cli(['refresh', 'topic-flag-docs', '--json'], { root });
-    expect(refreshed.code).not.toBe(0);
-    expect(refreshed.json.error.code).toBe('SOURCE_UNREACHABLE'); // its only source refused: "every source failed"
+    // Its only source refused by the root's own setting: the policy's code (exit 14), not "unreachable".
+    expect(refreshed.code).toBe(14);
+    expect(refreshed.json.error.code).toBe('NOT_ALLOWED');
     expect(refreshed.json.error.message).toContain('crawl_max_pages = 4 in topic.md is over the cap of 3 (`[crawl] max_pages_cap` in tkoma-ref.toml)');
     expect(site.log).toEqual([]);
     expect(readFileSync(join(root, 'references', 'topic-flag-docs', 'topic.md'), 'utf8')).toBe(topic);

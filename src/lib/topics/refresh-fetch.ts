@@ -24,7 +24,8 @@ import { assertSourcesAllowed, type FetchedSource, fetchOneSource, type FetchLim
 export type Fetched =
   /** `remote`: the commit (git) or exact version (npm) upstream has now; `upstream`: a newer version an exact pin does not follow. */
   | { kind: 'up_to_date'; remote: string; upstream?: string }
-  | { kind: 'failed' | 'ref_gone'; error: string }
+  /** `code`: the root's policy refused the source (no request was sent); a network or upstream failure otherwise. */
+  | { kind: 'failed' | 'ref_gone'; error: string; code?: 'NOT_ALLOWED' }
   | { kind: 'fetched'; fetched: FetchedSource; dir: string };
 
 /**
@@ -93,7 +94,7 @@ export async function fetchUpstream(root: string, id: string, staging: string, o
       await opts.progress.task(label, async (update): Promise<Fetched> => {
         // A cap lowered since the crawl was approved (or a topic.md edited past it): asked for no page, its files kept.
         if (src.crawl && src.crawl.max_pages > maxPagesCap) {
-          return { kind: 'failed', error: `crawl_max_pages = ${src.crawl.max_pages} in topic.md is over the cap of ${maxPagesCap} (\`[crawl] max_pages_cap\` in tkoma-ref.toml): lower one or raise the other` };
+          return { kind: 'failed', code: 'NOT_ALLOWED', error: `crawl_max_pages = ${src.crawl.max_pages} in topic.md is over the cap of ${maxPagesCap} (\`[crawl] max_pages_cap\` in tkoma-ref.toml): lower one or raise the other` };
         }
         const ref = followedRef(src);
         let resolved: NpmResolved | undefined;

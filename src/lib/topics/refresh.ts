@@ -204,6 +204,8 @@ async function refreshHeld(root: string, id: string, opts: RefreshOptions): Prom
       const sourceUpdates = new Map<number, SourceUpdate>();
       const addedNow: string[] = [];
       const nowPrefixes = sourcePrefixes(front.sources);
+      /** Sources the root's settings refused (no request sent): all of them is NOT_ALLOWED, not unreachable. */
+      let refusedByPolicy = 0;
       for (const [i, src] of front.sources.entries()) {
         const prefix = nowPrefixes[i];
         const owned = manifest.filter((rec) => rec.source_url === src.url && (!prefix || rec.path.startsWith(`${prefix}/`)));
@@ -223,7 +225,10 @@ async function refreshHeld(root: string, id: string, opts: RefreshOptions): Prom
         };
         const o = seen.sources[i]?.url === src.url && prefixes[i] === prefix ? outcomes[i] : undefined;
         if (!o) keep('the topic\'s sources changed during the refresh');
-        else if (o.kind === 'failed' || o.kind === 'ref_gone') keep(o.error, o.kind);
+        else if (o.kind === 'failed' || o.kind === 'ref_gone') {
+          keep(o.error, o.kind);
+          if (o.kind === 'failed' && o.code) refusedByPolicy++;
+        }
         else if (o.kind === 'up_to_date' && o.remote === (src.type === 'npm' ? src.resolved_version : src.commit)) {
           report.status = 'up_to_date';
           if (src.type !== 'npm') report.new_commit = o.remote;
@@ -270,6 +275,8 @@ async function refreshHeld(root: string, id: string, opts: RefreshOptions): Prom
         r.sources.push(report);
       }
       if (r.sources.every((x) => x.status === 'failed' || x.status === 'ref_gone')) {
+        // Every source refused by the root's own settings: nothing was unreachable, the operator's policy says no.
+        if (refusedByPolicy === r.sources.length) throw new TkomaError('NOT_ALLOWED', `every source of ${id} is refused by this root's settings: ${r.warnings.join('; ')}`, { topic_id: id });
         throw new TkomaError('SOURCE_UNREACHABLE', `every source of ${id} failed: ${r.warnings.join('; ')}`, { topic_id: id });
       }
 
