@@ -10,8 +10,9 @@ import { join } from 'node:path';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { allowLocalSources, cli, git, makeRepo, operatorApproves, setApprovalMode, tmpDir } from '../helpers/fixtures.js';
+import { cli, git, makeRepo, operatorApproves, tmpDir } from '../helpers/fixtures.js';
 import { call, connect, type Connected } from '../helpers/mcp.js';
+import { rootMaker } from '../helpers/roots.js';
 
 const tmp = tmpDir('tkoma-mcp-approval-');
 const TOKEN = /v1\.\d+\.[A-Za-z0-9_-]{20,}/;
@@ -28,11 +29,12 @@ async function topicIds(root: string): Promise<string[]> {
   return ((await cli(['topic', 'list', '--json'], { root })).json as { topic_id: string }[]).map((t) => t.topic_id);
 }
 
+/** One `init` for the file; each describe's root is a copy of it. */
+const roots = rootMaker(tmp.path);
+
 async function makeRoot(name: string, mode?: 'token'): Promise<string> {
   const root = join(tmp.path, name);
-  expect((await cli(['init'], { root })).code).toBe(0);
-  allowLocalSources(root);
-  if (mode) setApprovalMode(root, mode);
+  await roots.make(root, { approval: mode });
   return root;
 }
 
