@@ -16,45 +16,58 @@ import { createArgs, expectClean, mustRun, start } from '../helpers/crash.js';
 
 const FILES = 3000;
 
+/** Resolves once `probe` holds, looking every 20 ms: a progress condition, not a clock. */
+async function until(probe: () => boolean): Promise<void> {
+  while (!probe()) await new Promise((res) => setTimeout(res, 20));
+}
+
 describe('refresh keeps what the operator writes into the topic while it runs', () => {
   const tmp = tmpDir('tkoma-refresh-edits-');
   const root = join(tmp.path, 'kb');
-  const dir = join(root, 'references', 'big');
-  let upstream: ReturnType<typeof makeRepo>;
-  let round = 0;
+  /**
+   * Two topics with the same layout: `small` (10 files) for the held windows, whose timing the
+   * hold makes deterministic, and `big` (FILES files) for the writer that races a long refresh.
+   */
+  const topics: Record<'small' | 'big', { dir: string; upstream: ReturnType<typeof makeRepo>; round: number }> = {} as never;
 
   beforeAll(async () => {
-    const files: Record<string, string> = { 'README.md': '# Big\n\nBaseline.\n' };
-    for (let i = 0; i < FILES; i++) files[`docs/f-${String(i).padStart(4, '0')}.md`] = `# File ${i}\n\nOriginal text ${i}.\n`;
-    upstream = makeRepo(join(tmp.path, 'up'), files);
     await mustRun(['init', '--json'], root);
     allowLocalSources(root);
-    await mustRun(createArgs('big', upstream.url), root);
+    for (const [id, count] of [['small', 10], ['big', FILES]] as const) {
+      const files: Record<string, string> = { 'README.md': '# Big\n\nBaseline.\n' };
+      for (let i = 0; i < count; i++) files[`docs/f-${String(i).padStart(4, '0')}.md`] = `# File ${i}\n\nOriginal text ${i}.\n`;
+      const upstream = makeRepo(join(tmp.path, `up-${id}`), files);
+      await mustRun(createArgs(id, upstream.url), root);
+      topics[id] = { dir: join(root, 'references', id), upstream, round: 0 };
+    }
   });
   afterAll(() => tmp.cleanup());
 
-  /** An upstream change: README and f-0001 change, a new file appears, f-0009 goes. */
-  function upstreamMoves(): void {
-    round++;
-    upstream.commit(
+  /** An upstream change: README and f-0001 change, a new file appears, f-0009 goes (the first time). */
+  function upstreamMoves(id: 'small' | 'big'): number {
+    const t = topics[id];
+    const round = ++t.round;
+    t.upstream.commit(
       { 'README.md': `# Big\n\nRevision ${round}.\n`, 'docs/f-0001.md': `# File 1\n\nUpstream revision ${round}.\n`, [`docs/new-${round}.md`]: `# New ${round}\n` },
       round === 1 ? ['docs/f-0009.md'] : [],
     );
+    return round;
   }
 
-  /** Starts `refresh big` held at `point`; resolves once it is held, with a release function. */
-  async function heldRefresh(point: string) {
-    const gate = join(tmp.path, `release-${point.replace(':', '-')}-${round}`);
-    const run = start(['refresh', 'big', '--json'], { root, env: { TKOMA_REF_HOLD_AT: point, TKOMA_REF_HOLD_UNTIL: gate } });
+  /** Starts `refresh <id>` held at `point`; resolves once it is held, with a release function. */
+  async function heldRefresh(id: 'small' | 'big', point: string) {
+    const gate = join(tmp.path, `release-${id}-${point.replace(':', '-')}-${topics[id].round}`);
+    const run = start(['refresh', id, '--json'], { root, env: { TKOMA_REF_HOLD_AT: point, TKOMA_REF_HOLD_UNTIL: gate } });
     await run.waitForStderr(new RegExp(`held at ${point}`));
     return { done: run.done, release: () => writeFileSync(gate, '') };
   }
 
   it('edits made right before the swap: carried over, conflicts kept and reported', async () => {
-    upstreamMoves();
+    const { dir } = topics.small;
+    const round = upstreamMoves('small');
     // A hand edit made before the refresh to a file upstream changes: a conflict too.
     writeFileSync(join(dir, 'README.md'), '# Big\n\nMy own readme.\n');
-    const held = await heldRefresh('refresh:built');
+    const held = await heldRefresh('small', 'refresh:built');
 
     mkdirSync(join(dir, 'notes'), { recursive: true });
     writeFileSync(join(dir, 'notes/mine.md'), 'operator note\n'); // new, untracked
@@ -92,15 +105,16 @@ describe('refresh keeps what the operator writes into the topic while it runs', 
   });
 
   it('the folder re-created and written to between the two renames, and late writes into the old folder, survive', async () => {
-    upstreamMoves();
-    const held = await heldRefresh('refresh:aside');
+    const { dir } = topics.small;
+    const round = upstreamMoves('small');
+    const held = await heldRefresh('small', 'refresh:aside');
     // The old folder is aside now; the topic path is absent. A writer that re-creates it:
     expect(existsSync(dir)).toBe(false);
     mkdirSync(join(dir, 'late'), { recursive: true });
     writeFileSync(join(dir, 'late/recreated.md'), 'written while the folder was absent\n');
     // A process whose working directory was the topic folder writes into the old one:
     const staging = join(root, '.tkoma', 'staging');
-    const aside = readdirSync(staging).find((n) => n.startsWith('old-big.'))!;
+    const aside = readdirSync(staging).find((n) => n.startsWith('old-small.'))!;
     writeFileSync(join(staging, aside, 'cwd-writer.md'), 'written into the old folder\n');
     held.release();
     const r = await held.done;
@@ -112,7 +126,8 @@ describe('refresh keeps what the operator writes into the topic while it runs', 
   });
 
   it(`a writer process adding a file every few ms through a ${FILES}-file refresh loses nothing`, async () => {
-    upstreamMoves();
+    const { dir } = topics.big;
+    const round = upstreamMoves('big');
     // The writer retries a write that met the folder absent (the instant between the two renames)
     // and prints each file it wrote; it stops on SIGTERM.
     const script = `
@@ -132,11 +147,16 @@ describe('refresh keeps what the operator writes into the topic while it runs', 
     writer.stdout!.on('data', (d) => (written += d));
     const exited = new Promise<number | null>((res) => writer.on('close', (c) => res(c)));
 
-    const held = await heldRefresh('refresh:built');
-    await new Promise((res) => setTimeout(res, 500)); // writes pile up in the window before the swap
+    const count = () => written.split('\n').length - 1;
+    const held = await heldRefresh('big', 'refresh:built');
+    // Writes pile up in the window before the swap (at least 100 in all, 20 of them while held)...
+    const atHold = count();
+    await until(() => count() >= Math.max(100, atHold + 20));
     held.release();
     const r = await held.done;
-    await new Promise((res) => setTimeout(res, 200));
+    // ...and go on after it, into the swapped-in folder.
+    const atEnd = count();
+    await until(() => count() >= atEnd + 20);
     writer.kill('SIGTERM');
     expect(await exited).toBe(0);
 
