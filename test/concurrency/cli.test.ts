@@ -69,7 +69,9 @@ describe('ten concurrent CLI processes', () => {
       ['search', 'aardvark', '--json'],
       ['search', 'badger', '--json'],
     ];
-    const results: CliResult[] = await Promise.all(commands.map((args) => cli(args, { root })));
+    // Ten processes queue for one write lock: each waits its turn however long the machine takes
+    // (the default 30 s wait is a clock; at load 10+ the last in the queue can pass it).
+    const results: CliResult[] = await Promise.all(commands.map((args) => cli(args, { root, env: { TKOMA_REF_LOCK_TIMEOUT: '600' } })));
 
     results.forEach((r, i) => {
       // Every answer is one valid JSON document; no stack traces.
@@ -127,7 +129,8 @@ describe('ten concurrent CLI processes', () => {
     expect((await cli(['topic', 'list', '--json'], { root })).code).toBe(0);
     expect((await cli(['search', 'aardvark', '--json'], { root })).code).toBe(0);
 
-    const waiter = start(['topic', 'update', 'alpha', '--title', 'After', '--json'], { root, env: { TKOMA_REF_LOCK_TIMEOUT: '60' } });
+    // A long wait: it only catches a hang; the waiter takes over as soon as the holder dies, however busy the machine.
+    const waiter = start(['topic', 'update', 'alpha', '--title', 'After', '--json'], { root, env: { TKOMA_REF_LOCK_TIMEOUT: '600' } });
     holder.child.kill('SIGKILL');
     await holder.done;
     const w = await waiter.done;

@@ -50,7 +50,7 @@ describe('search across topics: exact identifiers, comparable scores, the right 
       expect(r.code, r.stderr).toBe(0);
     }
     mcp = await connect(root);
-  }, 180_000);
+  });
   afterAll(async () => {
     await mcp?.close();
     tmp.cleanup();

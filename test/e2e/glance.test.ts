@@ -33,7 +33,7 @@ describe('answers at a glance', () => {
     const req = { topic_id: id, title: 'UI kit', sources: [{ type: 'git', url: repo.url }] };
     const r = await cli(['topic', 'create', '--yes', '--json', '--input', JSON.stringify(req)], { root });
     expect(r.code, r.stderr).toBe(0);
-  }, 120_000);
+  });
   afterAll(() => tmp.cleanup());
 
   it('one page keeps at most two hits in the list; the rest are folded into its first as more_in_file', async () => {

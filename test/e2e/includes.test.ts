@@ -74,7 +74,7 @@ describe('docs that include their code', () => {
     const req = { topic_id: id, title: 'Handbook', sources: [{ type: 'git', url: repo.url }] };
     const r = await cli(['topic', 'create', '--yes', '--json', '--input', JSON.stringify(req)], { root });
     expect(r.code, r.stderr).toBe(0);
-  }, 120_000);
+  });
   afterAll(() => tmp.cleanup());
 
   it("the page's hit holds the included code, at the page's own lines", async () => {

@@ -48,7 +48,7 @@ describe('section choice for overview questions', () => {
     const req = { topic_id: id, title: 'UI guide', sources: [{ type: 'git', url: repo.url }] };
     const r = await cli(['topic', 'create', '--yes', '--json', '--input', JSON.stringify(req)], { root });
     expect(r.code, r.stderr).toBe(0);
-  }, 120_000);
+  });
   afterAll(() => tmp.cleanup());
 
   it("answers 'how does X work' with the page's introduction first", async () => {

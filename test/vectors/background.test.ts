@@ -31,10 +31,12 @@ function manyFiles(): Record<string, string> {
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-async function until(cond: () => boolean | Promise<boolean>, ms = 60_000): Promise<void> {
-  const end = Date.now() + ms;
+/** Waits for `cond` while `worker` runs: a progress condition, not a clock (a busy machine only makes it slower). */
+async function until(cond: () => boolean | Promise<boolean>, worker: ReturnType<typeof rawWorker>): Promise<void> {
+  let exited = false;
+  void worker.done.then(() => (exited = true));
   while (!(await cond())) {
-    if (Date.now() > end) throw new Error('timed out');
+    if (exited && !(await cond())) throw new Error(`the worker exited before the condition held: ${worker.output()}`);
     await sleep(50);
   }
 }
@@ -102,7 +104,7 @@ describe('background vector worker (real processes)', () => {
 
   it('two workers never run at once: the second leaves at once', async () => {
     const a = rawWorker(root);
-    await until(() => vectorBuilder(root) !== null);
+    await until(() => vectorBuilder(root) !== null, a);
     const b = rawWorker(root);
     expect(await b.done).toBe(0); // left while `a` works
     expect(vectorBuilder(root)?.pid).toBe(a.pid);
@@ -113,14 +115,14 @@ describe('background vector worker (real processes)', () => {
     expect((await loadHead(root, 'topic-gears'))!.vectors).toMatchObject({ complete: true, count: chunkCount });
     // spawnVectorWorker, as create/refresh call it, starts none while one runs.
     const c = rawWorker(root);
-    await until(() => vectorBuilder(root) !== null);
+    await until(() => vectorBuilder(root) !== null, c);
     expect(spawnVectorWorker(root)).toMatchObject({ started: false, pid: c.pid });
     await c.done;
   });
 
   it('a search during embedding answers lexically with coverage < 1, and a killed worker resumes from the cache', async () => {
     const w = rawWorker(root);
-    await until(() => server.texts.length >= 40); // notes + a couple of batches, then...
+    await until(() => server.texts.length >= 40, w); // notes + a couple of batches, then...
     // ...a search answers at once, from BM25, and says how far vectors are.
     const res = await searchReferences(root, { question: 'flux capacitor gigawatts', topic: 'topic-gears' });
     expect(res.results[0]?.path).toBe('docs/special.md');
