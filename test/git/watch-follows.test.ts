@@ -24,7 +24,12 @@ interface WatchEvent {
   [k: string]: unknown;
 }
 
-const DEADLINE_MS = 90_000;
+/**
+ * A hang net that still says where watch stopped (events, stderr), not a speed check: a step that
+ * takes seconds quiet may take minutes at load 25. The tests and hooks have no limit of their own
+ * beyond vitest's (vitest.config.ts).
+ */
+const DEADLINE_MS = 600_000;
 
 describe('watch follows the operator\'s git', () => {
   const tmp = tmpDir('tkoma-git-watch-');
@@ -95,14 +100,14 @@ describe('watch follows the operator\'s git', () => {
     });
     // Serving, and the start-up reconcile done: later syncs are the git operations' own.
     await until('serving and reconciled', () => socket !== '' && events.some((e) => e.type === 'reconcile'));
-  }, 120_000);
+  });
   afterAll(async () => {
     child?.kill('SIGTERM');
     await exited;
     tmp.cleanup();
   });
 
-  it('a checkout of an older commit, and back', { timeout: 4 * DEADLINE_MS }, async () => {
+  it('a checkout of an older commit, and back', async () => {
     let from = events.length;
     edit(root, 'references/t1/README.md', 'baseline', 'zanzibar');
     git(root, 'commit', '-q', '-am', 'operator edits t1');
@@ -117,7 +122,7 @@ describe('watch follows the operator\'s git', () => {
     await follows(from, ['t1'], 'zanzibar', ['t1/README.md']);
   });
 
-  it('a pull that brings another machine\'s edit', { timeout: 3 * DEADLINE_MS }, async () => {
+  it('a pull that brings another machine\'s edit', async () => {
     git(root, 'push', '-q', 'origin', 'main');
     git(other, 'pull', '-q');
     edit(other, 'references/t2/README.md', 'baseline', 'quokka');
