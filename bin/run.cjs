@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 'use strict';
-// The installed binary. CommonJS, so a search starts without Node's ES module loader: `search`
-// and `mcp` with plain arguments run from the code-cached bundle (dist/boot.cjs, src/cli/boot.ts);
+// The installed binary. CommonJS, so a search starts without Node's ES module loader: `search`,
+// `mcp` and `topic list` with plain arguments run from the code-cached bundle (dist/boot.cjs, src/cli/boot.ts);
 // everything else, and anything unusual, goes to oclif.
 const argv = process.argv.slice(2);
 
@@ -48,7 +48,7 @@ function version() {
 
 (async () => {
   if (version()) return;
-  if (argv[0] === 'search' || argv[0] === 'mcp') {
+  if (argv[0] === 'search' || argv[0] === 'mcp' || (argv[0] === 'topic' && argv[1] === 'list')) {
     const fast = boot();
     if (fast && (await fast.runFastPath(argv))) return;
   }

@@ -1,6 +1,6 @@
 /**
- * Start-up fast path for the commands agents call most: `search` and `mcp` run without loading
- * oclif, which costs ~150–200 ms of a ~350 ms start on this machine. The flags are parsed from the same
+ * Start-up fast path for the commands agents call most: `search`, `mcp` and `topic list` run
+ * without loading oclif, which costs ~150–200 ms of a ~350 ms start on this machine. The flags are parsed from the same
  * plain specs the oclif command is built from; anything unusual (help, an unknown or repeated
  * flag, a value out of range) is left to oclif, so usage errors and help read exactly as before.
  */
@@ -10,7 +10,7 @@ import { parseArgs } from 'node:util';
 
 import { envFlagOr } from '../lib/settings.js';
 
-import { BASE_FLAG_SPECS, type CommandSpec, type FlagSpec, MCP_SPEC, SEARCH_SPEC } from './spec.js';
+import { BASE_FLAG_SPECS, type CommandSpec, type FlagSpec, MCP_SPEC, SEARCH_SPEC, TOPIC_LIST_SPEC } from './spec.js';
 
 export interface ParsedArgv {
   flags: Record<string, string | number | boolean | undefined>;
@@ -61,13 +61,19 @@ export function parseBySpec(spec: CommandSpec, argv: readonly string[]): ParsedA
   return { flags, args: parsed.positionals };
 }
 
-/** Commands with a fast path: agents call `search` most, and start `mcp` at every session. */
-const FAST_COMMANDS: ReadonlySet<string> = new Set(['search', 'mcp']);
+/** The command a fast path answers (`search`, `mcp`, `topic-list`), or null: agents call these most. */
+function fastCommand(argv: readonly string[]): string | null {
+  if (argv[0] === 'search' || argv[0] === 'mcp') return argv[0];
+  if (argv[0] === 'topic' && argv[1] === 'list') return 'topic-list';
+  return null;
+}
 
 /** Runs `argv` on the fast path when it can; false means "let oclif run it". */
 export async function runFast(argv: readonly string[]): Promise<boolean> {
-  if (!FAST_COMMANDS.has(argv[0] ?? '') || envFlagOr('noFastPath', true)) return false;
-  if (argv[0] === 'mcp') return runMcpFast(argv.slice(1));
+  const command = fastCommand(argv);
+  if (command === null || envFlagOr('noFastPath', true)) return false;
+  if (command === 'mcp') return runMcpFast(argv.slice(1));
+  if (command === 'topic-list') return runTopicListFast(argv.slice(2));
   const parsed = parseBySpec(SEARCH_SPEC, argv.slice(1));
   if (!parsed) return false;
   await prefetchTopicListing(parsed);
@@ -102,6 +108,20 @@ async function prefetchTopicListing({ flags }: ParsedArgv): Promise<void> {
     if (existsSync(serveInfoFile(root))) return;
   }
   prefetchListing(join(referencesDir(root), topic));
+}
+
+async function runTopicListFast(argv: readonly string[]): Promise<boolean> {
+  const parsed = parseBySpec(TOPIC_LIST_SPEC, argv);
+  if (!parsed) return false;
+  const { renderTopicList, runTopicList } = await import('./listing.js');
+  const { emitFailure, emitResult } = await import('./output.js');
+  const json = parsed.flags.json === true;
+  try {
+    emitResult(await runTopicList(parsed.flags as import('./listing.js').TopicListFlags), json, (r) => renderTopicList(r as import('./listing.js').TopicListRow[]));
+  } catch (err) {
+    emitFailure(err, json);
+  }
+  return true;
 }
 
 async function runMcpFast(argv: readonly string[]): Promise<boolean> {

@@ -58,6 +58,15 @@ export const SEARCH_SPEC = {
   },
 } as const satisfies CommandSpec;
 
+/** `topic list` (cli/listing.ts); here so the fast path parses it before loading the listing code. */
+export const TOPIC_LIST_SPEC = {
+  args: [],
+  flags: {
+    input: INPUT_FLAG_SPEC,
+    'include-obsolete': { type: 'boolean', description: 'Also list obsolete topics.', default: false },
+  },
+} as const satisfies CommandSpec;
+
 /** `mcp` (cli/mcp.ts); here so the fast path parses it before loading the server. */
 export const MCP_SPEC = {
   args: [],

@@ -38,7 +38,13 @@ describe('start-up stays light', () => {
     return readFileSync(trace, 'utf8').split('\n').filter(Boolean);
   }
 
-  for (const args of [['topic', 'list'], ['topic', 'recent'], ['topic', 'show', 'topic-light'], ['get', '--topic', 'topic-light', '--path', 'README.md'], ['skill']]) {
+  it('topic list runs on the fast path: no oclif, no heavy module', () => {
+    const loaded = modulesLoadedBy(['topic', 'list']);
+    expect(loaded).toContain('../dist/boot.cjs'); // the trace works
+    for (const heavy of HEAVY.concat('@oclif/core')) expect(loaded.filter((m) => m.includes(heavy)), heavy).toEqual([]);
+  });
+
+  for (const args of [['topic', 'recent'], ['topic', 'show', 'topic-light'], ['get', '--topic', 'topic-light', '--path', 'README.md'], ['skill']]) {
     it(`${args.join(' ')} loads no heavy module`, () => {
       const loaded = modulesLoadedBy(args);
       expect(loaded.some((m) => m.includes('@oclif/core'))).toBe(true); // the trace works
