@@ -7,6 +7,13 @@ import { ElicitRequestSchema, type ElicitResult } from '@modelcontextprotocol/sd
 
 import { BIN } from './fixtures.js';
 
+/**
+ * How long a wait here may last before it fails with what the server said: a hang net below
+ * vitest's (vitest.config.ts), not a speed check. A call that takes 4 s quiet can take a minute
+ * at load 10-25, and must still pass.
+ */
+const HANG_NET_MS = 600_000;
+
 export type ElicitReply = (message: string, schema: unknown) => ElicitResult | Promise<ElicitResult>;
 
 export interface Connected {
@@ -58,7 +65,7 @@ export interface ToolAnswer {
 }
 
 export async function call(c: Connected, name: string, args: Record<string, unknown>, opts: { onprogress?: (p: { progress: number; message?: string }) => void } = {}): Promise<ToolAnswer> {
-  const r = (await c.client.callTool({ name, arguments: args }, undefined, { timeout: 120_000, ...(opts.onprogress ? { onprogress: opts.onprogress } : {}) })) as {
+  const r = (await c.client.callTool({ name, arguments: args }, undefined, { timeout: HANG_NET_MS, ...(opts.onprogress ? { onprogress: opts.onprogress } : {}) })) as {
     isError?: boolean;
     content: { type: string; text: string }[];
     structuredContent?: unknown;
@@ -106,7 +113,7 @@ export class RawClient {
   request(method: string, params: unknown = {}): Promise<any> {
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`no answer to ${method}; stderr: ${this.stderr}`)), 30_000);
+      const timer = setTimeout(() => reject(new Error(`no answer to ${method}; stderr: ${this.stderr}`)), HANG_NET_MS);
       this.waiting.set(id, (m) => {
         clearTimeout(timer);
         resolve(m);
@@ -128,12 +135,12 @@ export class RawClient {
   }
 
   /** The first message (already received or to come) that `pred` accepts; fails after `timeoutMs`. */
-  waitFor(pred: (msg: any) => boolean, what: string, timeoutMs = 60_000): Promise<any> {
+  waitFor(pred: (msg: any) => boolean, what: string, timeoutMs = HANG_NET_MS): Promise<any> {
     return this.until(() => this.messages.find(pred), what, timeoutMs);
   }
 
   /** Resolves with the first truthy value of `probe`, polled as data arrives; fails after `timeoutMs`. */
-  until<T>(probe: () => T | undefined | null | false, what: string, timeoutMs = 60_000): Promise<T> {
+  until<T>(probe: () => T | undefined | null | false, what: string, timeoutMs = HANG_NET_MS): Promise<T> {
     return new Promise((resolve, reject) => {
       const started = Date.now();
       const tick = (): void => {
