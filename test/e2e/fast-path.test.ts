@@ -13,7 +13,13 @@ import { parseBySpec } from '../../src/cli/fast.js';
 import { MCP_SPEC } from '../../src/cli/spec.js';
 import { SEARCH_SPEC } from '../../src/cli/searching.js';
 import { markingFind } from '../helpers/fake-find.js';
-import { allowLocalSources, BIN, cli, makeRepo, PROJECT, tmpDir } from '../helpers/fixtures.js';
+import { BIN, cli, makeRepo, PROJECT, tmpDir } from '../helpers/fixtures.js';
+import { rootMaker } from '../helpers/roots.js';
+
+/** Every root here is one `init` (and the operator's settings commit), copied: no test here is about init. */
+const rootTemplates = tmpDir('tkoma-fast-path-roots-');
+const roots = rootMaker(rootTemplates.path);
+afterAll(() => rootTemplates.cleanup());
 
 describe('parseBySpec', () => {
   it('parses plain flags, defaults, --no-x and the positional question', () => {
@@ -47,8 +53,7 @@ describe('search fast path, end to end', () => {
   const root = join(tmp.path, 'kb');
 
   beforeAll(async () => {
-    await cli(['init'], { root });
-    allowLocalSources(root);
+    await roots.make(root);
     const repo = makeRepo(join(tmp.path, 'up'), {
       'README.md': '# Gadgets\n\nGadgets calibrate sprockets.\n\n## Install\n\nRun the installer twice.\n',
       'src/calibrate.py': 'def calibrate(sprocket):\n    """Calibrate a sprocket."""\n    return sprocket * 2\n',
@@ -121,8 +126,7 @@ describe('mcp fast path', () => {
   const tmp = tmpDir();
   const root = join(tmp.path, 'kb');
   beforeAll(async () => {
-    expect((await cli(['init'], { root })).code).toBe(0);
-    allowLocalSources(root);
+    await roots.make(root);
   });
   afterAll(() => tmp.cleanup());
 
