@@ -2,7 +2,7 @@
  * Head to head with qmd, run alternately pair by pair on the same machine and the same data:
  *
  *   npm run bench:peers -- [--qmd PATH] [--pairs 3] [--queries 30] [--dataset scifact]
- *                          [--repo PATH] [--rows all|corpus|repo] [--no-save]
+ *                          [--repo PATH] [--rows all|corpus|repo] [--chunks N] [--no-save]
  *
  * Installs nothing. Without a `qmd` binary on PATH (or given by --qmd) it says so and exits 0.
  * Pairs, embedder none on both sides, each side's own defaults otherwise:
@@ -22,6 +22,8 @@
  *           against qmd `collection add` with the glob of its commonest code extension and .md
  *           (rs and md for Dioxus), then both on just those files. Beside wall time and
  *           CPU, how long our process ran after its answer (the last byte of stdout to its exit).
+ *   scale   `--chunks N` instead of the rows above: SciFact repeated to N chunks, one index pair,
+ *           cold searches and each MCP server's first call (bench/peers-scale.ts).
  * Wall time as a user sees it (Node's start and qmd's launcher process included); peak RSS of
  * the largest process and CPU time (user + system, children included) through /usr/bin/time
  * when it is there, and for the MCP servers from /proc. CPU time and answer bytes move far less
@@ -32,7 +34,6 @@
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { accessSync, constants, existsSync, mkdirSync, rmSync } from 'node:fs';
-import { loadavg } from 'node:os';
 import { basename, delimiter, dirname, extname, join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
@@ -45,12 +46,12 @@ import { allowLocalRepository } from './lib/kb.js';
 import { isMain } from './lib/main.js';
 import type { BenchRecord } from './lib/records.js';
 import { treeCpuMs } from './lib/proc-cpu.js';
+import { add, fmtMs, hitsIn, load, peerRecord, type Run, run, side, type Side, TIME } from './lib/peer-runs.js';
 import { StdioRpc } from './lib/rpc.js';
-import { mean, percentile, printTable, round } from './lib/stats.js';
-import { BENCH_DATA, outputsFor, saveRecords, stamp, WORK_DIR } from './lib/store.js';
+import { percentile, printTable, round } from './lib/stats.js';
+import { BENCH_DATA, outputsFor, saveRecords, WORK_DIR } from './lib/store.js';
 import { type DatasetName, documentFile } from './quality.js';
 
-const TIME = '/usr/bin/time';
 
 /** The qmd binary: the flag's path, else the first `qmd` on PATH; null when there is none. */
 export function findQmd(flag: string | undefined, path = process.env.PATH ?? ''): string | null {
@@ -66,41 +67,7 @@ export function findQmd(flag: string | undefined, path = process.env.PATH ?? '')
   return null;
 }
 
-interface Run {
-  ms: number;
-  rssMb: number | null;
-  /** User + system CPU of the command and every child it waited for (/usr/bin/time). */
-  cpuMs: number | null;
-  ok: boolean;
-  stdout: string;
-}
-
-/** One side's runs of one measurement: times, peak RSS, hits returned, answer sizes. */
-interface Side {
-  ms: number[];
-  rssMb: number[];
-  hits: number[];
-  /** Bytes of each answer (stdout, or the JSON-RPC result): what was built and serialised. */
-  bytes: number[];
-  /** CPU milliseconds of each run: moves far less with the load than wall time. */
-  cpuMs: number[];
-  failed: number;
-}
-
-const side = (): Side => ({ ms: [], rssMb: [], hits: [], bytes: [], cpuMs: [], failed: 0 });
-
-/** Runs one command to completion: wall time, and peak RSS through /usr/bin/time when present. */
-function run(cmd: string, args: string[], opts: { env?: NodeJS.ProcessEnv; cwd?: string } = {}): Run {
-  const withTime = existsSync(TIME);
-  const spawnOpts = { env: opts.env ?? process.env, cwd: opts.cwd, encoding: 'utf8' as const, maxBuffer: 64 * 2 ** 20 };
-  const t = performance.now();
-  const r = withTime ? spawnSync(TIME, ['-f', 'PEAK_RSS_KB %M CPU_S %U %S', cmd, ...args], spawnOpts) : spawnSync(cmd, args, spawnOpts);
-  const ms = performance.now() - t;
-  const kb = /PEAK_RSS_KB (\d+)/.exec(r.stderr ?? '')?.[1];
-  const cpu = /CPU_S ([\d.]+) ([\d.]+)/.exec(r.stderr ?? '');
-  if (r.status !== 0) process.stderr.write(`[peers] ${cmd} ${args.slice(0, 3).join(' ')} … exited ${r.status}: ${(r.stderr ?? '').slice(-400)}\n`);
-  return { ms, rssMb: kb ? Number(kb) / 1024 : null, cpuMs: cpu ? (Number(cpu[1]) + Number(cpu[2])) * 1000 : null, ok: r.status === 0, stdout: r.stdout ?? '' };
-}
+export { hitsIn, peerRecord };
 
 /** run(), asynchronously, also timing the process's life after the last byte of its answer. */
 function runWithTail(cmd: string, args: string[], opts: { env?: NodeJS.ProcessEnv; cwd?: string } = {}): Promise<Run & { tailMs: number }> {
@@ -134,32 +101,6 @@ function runWithTail(cmd: string, args: string[], opts: { env?: NodeJS.ProcessEn
     });
   });
 }
-
-function add(s: Side, r: Run, hits?: number): void {
-  s.ms.push(r.ms);
-  if (r.rssMb !== null) s.rssMb.push(r.rssMb);
-  if (r.cpuMs !== null) s.cpuMs.push(r.cpuMs);
-  if (hits !== undefined) {
-    s.hits.push(hits);
-    s.bytes.push(Buffer.byteLength(r.stdout));
-  }
-  if (!r.ok) s.failed++;
-}
-
-/** Hits in a search answer: ours `{results: [...]}`, qmd's a bare array; -1 when unreadable. */
-export function hitsIn(stdout: string): number {
-  try {
-    const v = JSON.parse(stdout) as unknown;
-    if (Array.isArray(v)) return v.length;
-    const results = (v as { results?: unknown })?.results;
-    return Array.isArray(results) ? results.length : -1;
-  } catch {
-    return -1;
-  }
-}
-
-const load = (): number => round(loadavg()[0]!, 2);
-const fmtMs = (ms: number): string => (ms >= 1000 ? `${round(ms / 1000, 2)} s` : `${round(ms, 1)} ms`);
 
 interface Setup {
   qmd: string;
@@ -276,45 +217,6 @@ async function warmPairs(s: Setup, topic: string, questions: string[], rounds: n
     await Promise.all([ours.close(), qmd.close()]);
   }
   return out;
-}
-
-/** One `peers` record from the two sides of a measurement. */
-export function peerRecord(
-  mode: string,
-  pair: { ours: Side; qmd: Side; loads: number[] },
-  extra: { dataset: string; command: string; note: string },
-): BenchRecord {
-  const p50 = (xs: number[]): number => percentile(xs, 50);
-  const peak = (xs: number[]): number | undefined => (xs.length ? round(Math.max(...xs), 0) : undefined);
-  const hits = (xs: number[]): number | undefined => (xs.length ? round(mean(xs), 1) : undefined);
-  const rec: BenchRecord = {
-    bench: 'peers',
-    dataset: extra.dataset,
-    mode,
-    embedder: 'none',
-    runs: pair.ours.ms.length,
-    ours_p50_ms: round(p50(pair.ours.ms)),
-    qmd_p50_ms: round(p50(pair.qmd.ms)),
-    ratio: round(p50(pair.ours.ms) / p50(pair.qmd.ms), 2),
-    ours_min_ms: round(Math.min(...pair.ours.ms)),
-    qmd_min_ms: round(Math.min(...pair.qmd.ms)),
-    ours_peak_rss_mb: peak(pair.ours.rssMb),
-    qmd_peak_rss_mb: peak(pair.qmd.rssMb),
-    ours_mean_hits: hits(pair.ours.hits),
-    qmd_mean_hits: hits(pair.qmd.hits),
-    // Means, not medians: /proc counts CPU in 10 ms ticks, so one warm call is mostly 0 or 10.
-    ours_cpu_ms: pair.ours.cpuMs.length ? round(mean(pair.ours.cpuMs)) : undefined,
-    qmd_cpu_ms: pair.qmd.cpuMs.length ? round(mean(pair.qmd.cpuMs)) : undefined,
-    ours_mean_bytes: pair.ours.bytes.length ? Math.round(mean(pair.ours.bytes)) : undefined,
-    qmd_mean_bytes: pair.qmd.bytes.length ? Math.round(mean(pair.qmd.bytes)) : undefined,
-    failed: pair.ours.failed + pair.qmd.failed,
-    load_min: Math.min(...pair.loads),
-    load_max: Math.max(...pair.loads),
-    ...stamp(extra.command),
-    note: extra.note,
-  };
-  for (const k of Object.keys(rec)) if (rec[k] === undefined) delete rec[k];
-  return rec;
 }
 
 export async function runPeers(opts: { qmd: string; pairs: number; queries: number; dataset: DatasetName; workDir: string }): Promise<BenchRecord[]> {
@@ -465,6 +367,7 @@ if (isMain(import.meta.url)) {
       repo: { type: 'string' },
       rows: { type: 'string', default: 'all' },
       'no-save': { type: 'boolean', default: false },
+      chunks: { type: 'string' },
     },
   });
   const qmd = findQmd(values.qmd);
@@ -475,8 +378,11 @@ if (isMain(import.meta.url)) {
   if (values.dataset !== 'scifact' && values.dataset !== 'cosqa') throw new Error(`unknown dataset ${values.dataset} (scifact, cosqa)`);
   if (!['all', 'corpus', 'repo'].includes(values.rows)) throw new Error(`unknown --rows ${values.rows} (all, corpus, repo)`);
   const records: BenchRecord[] = [];
-  if (values.rows !== 'repo') records.push(...(await runPeers({ qmd, pairs: Number(values.pairs), queries: Number(values.queries), dataset: values.dataset, workDir: WORK_DIR })));
-  if (values.rows !== 'corpus') {
+  if (values.chunks) {
+    const { runScaleRows } = await import('./peers-scale.js');
+    records.push(...(await runScaleRows({ qmd, chunks: Number(values.chunks), queries: Number(values.queries), workDir: WORK_DIR })));
+  } else if (values.rows !== 'repo') records.push(...(await runPeers({ qmd, pairs: Number(values.pairs), queries: Number(values.queries), dataset: values.dataset, workDir: WORK_DIR })));
+  if (values.rows !== 'corpus' && !values.chunks) {
     const source = findRepo(values.repo);
     if (source) records.push(...(await runRepoRows({ qmd, pairs: Number(values.pairs), source, workDir: WORK_DIR })));
     else process.stdout.write(`bench:peers: no git repository ${values.repo ? `at ${values.repo}` : '(--repo PATH, TKOMA_BENCH_REPO, or /work/.mirror/DioxusLabs+dioxus/repo)'}: whole-repository rows skipped.\n`);
