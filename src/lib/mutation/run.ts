@@ -114,7 +114,8 @@ export async function runMutation<T>(root: string, spec: MutationSpec, fn: (ctx:
         willTrack: (relPaths) => {
           if (!useGit) return;
           begin();
-          tracked.push(...relPaths.map(checkRelPath));
+          // One by one: a create of 200k+ files overflows the call stack with a spread.
+          for (const p of relPaths) tracked.push(checkRelPath(p));
         },
         blobsStored: () => {
           blobsStored = true;

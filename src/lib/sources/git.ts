@@ -325,8 +325,10 @@ export async function fetchGitSource(src: GitSourceSpec, destDir: string, opts: 
           if (failedWrites.length > 0) {
             const lost = new Set(failedWrites.map((f) => f.path));
             for (const f of files) if (lost.has(f.path)) bytesLeft += f.bytes;
-            files.splice(0, files.length, ...files.filter((f) => !lost.has(f.path)));
-            skipped.push(...failedWrites);
+            const kept = files.filter((f) => !lost.has(f.path));
+            files.length = 0;
+            for (const f of kept) files.push(f);
+            for (const s of failedWrites) skipped.push(s);
           }
         }
         if (!stopped && files.length >= maxFiles && next < candidates.length) stopped = CAP_REASONS.max_files;

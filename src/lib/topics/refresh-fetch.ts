@@ -138,7 +138,7 @@ export async function fetchUpstream(root: string, id: string, staging: string, o
         const fetched = await fetchOneSource(spec, prefixes[i], dir, fetch, update, budgetExcept(i), namingFor(i), undefined, resolved);
         if (fetched.ok) {
           holding[i] = fetched.files;
-          claimedNow.push(...fetched.files.map((rec) => rec.path));
+          for (const rec of fetched.files) claimedNow.push(rec.path);
         }
         return fetched.ok ? { kind: 'fetched', fetched, dir } : { kind: 'failed', error: fetched.error?.message ?? 'failed' };
       }),

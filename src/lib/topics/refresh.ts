@@ -215,7 +215,7 @@ async function refreshHeld(root: string, id: string, opts: RefreshOptions): Prom
         const keepOwned = () => {
           for (const rec of owned) records.set(rec.path, rec);
           r.unchanged += owned.length;
-          skippedNow.push(...skippedBefore.filter((s) => s.source === src.url && (!prefix || s.path.startsWith(`${prefix}/`))));
+          for (const s of skippedBefore) if (s.source === src.url && (!prefix || s.path.startsWith(`${prefix}/`))) skippedNow.push(s);
         };
         const keep = (why: string, status: 'failed' | 'ref_gone' = 'failed') => {
           report.status = status;
@@ -246,7 +246,7 @@ async function refreshHeld(root: string, id: string, opts: RefreshOptions): Prom
           }
           report.version = versionMove(sourceVersion(src), sourceVersion(f.source));
           sourceUpdates.set(i, upd);
-          skippedNow.push(...skippedRecords(f.skipped));
+          for (const s of skippedRecords(f.skipped)) skippedNow.push(s);
           const d = diffRecords(owned, f.files);
           if (f.crawl) report.crawl = { ...f.crawl, added: d.added.map((x) => x.path), changed: d.changed.map((x) => x.path), removed: d.removed.map((x) => x.path), unchanged: d.unchanged.length };
           // A new file never takes a name another source, or a file nobody fetched, holds now.
@@ -258,7 +258,7 @@ async function refreshHeld(root: string, id: string, opts: RefreshOptions): Prom
             r.warnings.push(`${rec.path}: another file of the topic holds this name; the new upstream file was not written`);
             return false;
           });
-          addedNow.push(...added.map((rec) => rec.path));
+          for (const rec of added) addedNow.push(rec.path);
           r.added += added.length;
           r.changed += d.changed.length;
           r.removed += d.removed.length;
