@@ -133,7 +133,7 @@ async function warmChunker(path: string): Promise<void> {
 }
 
 export async function startWatch(root: string, opts: WatchOptions): Promise<Watcher> {
-  const { watch } = await import('chokidar');
+  const { watchTree } = await import('./dir-watch.js');
   const { syncIndex } = await import('./index/service.js');
   const refs = referencesDir(root);
   const emit = (e: WatchEvent): void => {
@@ -196,17 +196,12 @@ export async function startWatch(root: string, opts: WatchOptions): Promise<Watc
     }, opts.debounceMs ?? 200);
   };
 
-  const watcher = watch(refs, {
-    ignoreInitial: true,
-    followSymlinks: false,
-    // chokidar 5 ignores glob strings silently: a function is the only reliable filter.
-    ignored: (p: string) => ignoredPath(p),
-  });
+
   // The parser and a grammar cost a server 13-16 MB that a search never uses (SciFact MCP server
   // after 10 searches: 145 MB without them, 158-161 MB with the usual three loaded at start). So
   // they load at the first change, during the debounce before its sync, not at start.
   let warmed = false;
-  watcher.on('all', (event: string, path: string) => {
+  const onFile = (event: string, path: string): void => {
     const topic = topicOfPath(refs, path);
     if (!topic) return;
     if (!warmed && (event === 'add' || event === 'change')) {
@@ -217,9 +212,9 @@ export async function startWatch(root: string, opts: WatchOptions): Promise<Watc
     book.changed(topic, Date.now());
     pending.add(topic);
     schedule();
-  });
-  watcher.on('error', (error: unknown) => emit({ type: 'error', error }));
-  await new Promise<void>((resolve) => watcher.once('ready', () => resolve()));
+  };
+  // One watch per folder (dir-watch.ts): chokidar's watch per file ran out of inotify watches.
+  const watcher = await watchTree(refs, { ignored: ignoredPath, onEvent: onFile, onError: (error) => emit({ type: 'error', error }) });
 
   // Reconcile what happened while nobody watched, then on every interval.
   fullPending = true;
@@ -235,8 +230,9 @@ export async function startWatch(root: string, opts: WatchOptions): Promise<Watc
   interval.unref?.();
   // After the first reconcile, so the builder sees the index it brought up to date.
   if (opts.vectors !== false) running = running.then(() => void (builder = startVectorBuilder(root)));
+  // Whether the root is behind its remote is said after the first reconcile (syncPending), not
+  // here: its git calls block the thread, and a server's first answer waits for this function.
   emit({ type: 'ready' });
-  noticeBehind();
 
   return {
     lag: (topics) => book.lag(topics),
