@@ -2,7 +2,7 @@
  * The serve process: keeps the embedder and the topics' indexes in memory and answers search
  * requests from the CLI over a unix socket (newline-delimited JSON, one answer per request).
  *
- * Freshness: by default a chokidar watcher (lib/watch.ts) syncs the index when reference files
+ * Freshness: by default a folder watcher (lib/watch.ts) syncs the index when reference files
  * change, and every answer first runs the syncs of events already received; what other
  * processes write (topic create/refresh/delete, file status) is seen through the stat of
  * topic.md, head.json and the manifest on every query. Without a watcher (watch: false, or
@@ -146,17 +146,23 @@ const isWatchLimit = (e: unknown): boolean => {
 };
 
 /**
- * Loads (and keeps in memory) the indexes of up to `max` live topics. Through a verifying sync,
- * as a search would: a part that is damaged or of an older format is rebuilt once and saved,
- * not rebuilt again by every query.
+ * Loads (and keeps in memory) the indexes of up to `max` live topics, as a search opens them: the
+ * head, the records, and each lexical file with its postings left on disk (read per query term).
+ * Only a topic whose index is missing, damaged or of an older format goes through a verifying
+ * sync (rebuilt once and saved, not again by every query). A verifying sync of every topic walked
+ * every file and read every posting: at 300k chunks that was most of the first call's wait and
+ * ~1 GB held; the watcher's first reconcile already compares the files, in the background.
  */
 async function preload(root: string, max: number): Promise<void> {
   if (max <= 0) return;
   const { loadAllTopics } = await import('../store/topic-files.js');
-  const { syncIndex } = await import('../index/service.js');
+  const { syncIndex, loadHeadForReading, loadTopicIndex } = await import('../index/service.js');
   const { topics } = await loadAllTopics(root);
   const ids = topics.filter((x) => x.front.status !== 'obsolete').map((x) => x.front.id);
   for (const id of ids.slice(0, max)) {
+    const head = await loadHeadForReading(root, id);
+    const loaded = head ? await loadTopicIndex(root, id, head, { allPostings: false }) : null;
+    if (loaded && loaded.repaired.length === 0) continue;
     try {
       await syncIndex(root, { topicIds: [id], embedder: null, verify: true, lockTimeoutMs: 2000 });
     } catch (err) {
