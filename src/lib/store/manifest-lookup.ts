@@ -17,6 +17,11 @@ import { type FileRecord, MANIFEST_FILE, parseManifestLine } from './topic-files
 
 /** After this many lookups a process clearly answers many queries: parse the manifest whole. */
 const LOOKUPS_BEFORE_FULL_PARSE = 64;
+/**
+ * Past this size the manifest is never parsed whole: a warm server kept every record as objects
+ * (a 207,713-file topic's 62 MB manifest, several times that in the heap) for ten hits a query.
+ */
+const FULL_PARSE_MAX_BYTES = 16 * 2 ** 20;
 const NEWLINE = 0x0a;
 
 export class ManifestLookup {
@@ -41,7 +46,7 @@ export class ManifestLookup {
 
   get(path: string): FileRecord | undefined {
     if (this.full) return this.full.get(path);
-    if (++this.lookups > LOOKUPS_BEFORE_FULL_PARSE) return this.parseAll().get(path);
+    if (++this.lookups > LOOKUPS_BEFORE_FULL_PARSE && this.bytes.length <= FULL_PARSE_MAX_BYTES) return this.parseAll().get(path);
     const bytes = this.bytes;
     const needle = Buffer.from(JSON.stringify(path), 'utf8');
     // From the end: the first line found that is a valid record of the path is the last such line,
