@@ -9,7 +9,7 @@ import { join, relative } from 'node:path';
 
 import { expect } from 'vitest';
 
-import { BIN, cli, type CliResult, git } from './fixtures.js';
+import { BIN, binEnv, cli, type CliResult, git } from './fixtures.js';
 
 export interface Running {
   child: ChildProcess;
@@ -21,7 +21,7 @@ export interface Running {
 /** Like fixtures.cli, but returns at once so the test can signal the process. */
 export function start(args: string[], opts: { root: string; env?: Record<string, string> }): Running {
   const child = spawn(process.execPath, [BIN, ...args, '--root', opts.root], {
-    env: { ...process.env, TKOMA_REF_EMBEDDER: 'none', NO_COLOR: '1', ...opts.env },
+    env: binEnv(opts.env),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stdout = '';

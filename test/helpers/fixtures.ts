@@ -93,6 +93,18 @@ export async function serve(pages: Record<string, { type: string; body: string; 
   return { url: `http://127.0.0.1:${port}`, close: () => new Promise((r) => server.close(() => r())) };
 }
 
+/**
+ * The environment the binary runs in under test: the caller's, with no embedder and no colour.
+ * NODE_EXTRA_CA_CERTS is left out: these machines set it for every process, Node then reads the
+ * whole CA bundle at start-up (about 50 ms of CPU a call, measured on `search`), and no test
+ * speaks TLS (sources are file:// and http://127.0.0.1).
+ */
+export function binEnv(extra: Record<string, string> = {}): Record<string, string> {
+  const env: Record<string, string> = { ...(process.env as Record<string, string>), TKOMA_REF_EMBEDDER: 'none', NO_COLOR: '1', ...extra };
+  delete env.NODE_EXTRA_CA_CERTS;
+  return env;
+}
+
 export interface CliResult {
   code: number;
   stdout: string;
@@ -104,7 +116,7 @@ export interface CliResult {
 export function cli(args: string[], opts: { root?: string; env?: Record<string, string>; input?: string; cwd?: string } = {}): Promise<CliResult> {
   return new Promise((resolvePromise, reject) => {
     const child = spawn(process.execPath, [BIN, ...args, ...(opts.root ? ['--root', opts.root] : [])], {
-      env: { ...process.env, TKOMA_REF_EMBEDDER: 'none', NO_COLOR: '1', ...opts.env },
+      env: binEnv(opts.env),
       stdio: ['pipe', 'pipe', 'pipe'],
       ...(opts.cwd ? { cwd: opts.cwd } : {}),
     });

@@ -5,7 +5,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { ElicitRequestSchema, type ElicitResult } from '@modelcontextprotocol/sdk/types.js';
 
-import { BIN } from './fixtures.js';
+import { BIN, binEnv } from './fixtures.js';
 
 /**
  * How long a wait here may last before it fails with what the server said: a hang net below
@@ -32,7 +32,7 @@ export async function connect(root: string, opts: { elicitation?: boolean; env?:
   const transport = new StdioClientTransport({
     command: process.execPath,
     args: [BIN, 'mcp', '--root', root, ...(opts.args ?? [])],
-    env: { ...(process.env as Record<string, string>), TKOMA_REF_EMBEDDER: 'none', NO_COLOR: '1', ...opts.env },
+    env: binEnv(opts.env),
     stderr: 'pipe',
   });
   let stderr = '';
@@ -90,7 +90,7 @@ export class RawClient {
   readonly messages: any[] = [];
 
   constructor(root: string, env: Record<string, string> = {}, args: string[] = []) {
-    this.child = spawn(process.execPath, [BIN, 'mcp', '--root', root, ...args], { env: { ...process.env, TKOMA_REF_EMBEDDER: 'none', NO_COLOR: '1', ...env } });
+    this.child = spawn(process.execPath, [BIN, 'mcp', '--root', root, ...args], { env: binEnv(env) });
     this.exited = new Promise((r) => this.child.on('close', (code) => r(code)));
     this.child.stderr.on('data', (d) => (this.stderr += d));
     this.child.stdout.on('data', (d: Buffer) => {
