@@ -8,8 +8,9 @@ import { join } from 'node:path';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { allowLocalSources, cli, git, makeRepo, setApprovalMode, tmpDir } from '../helpers/fixtures.js';
+import { cli, git, makeRepo, tmpDir } from '../helpers/fixtures.js';
 import { send, startServer, type TestServer } from '../helpers/http-server.js';
+import { rootMaker } from '../helpers/roots.js';
 
 const tmp = tmpDir('tkoma-approval-');
 let server: TestServer;
@@ -30,10 +31,11 @@ afterAll(async () => {
   tmp.cleanup();
 });
 
-async function newRoot(name: string): Promise<string> {
+/** Roots are one `init` and the operator's settings commit, copied: no test here is about init. */
+const roots = rootMaker(tmp.path);
+async function newRoot(name: string, approval?: 'token'): Promise<string> {
   const root = join(tmp.path, name);
-  expect((await cli(['init'], { root })).code).toBe(0);
-  allowLocalSources(root);
+  await roots.make(root, approval ? { approval } : {});
   return root;
 }
 
@@ -111,8 +113,7 @@ describe('operator mode through the CLI', () => {
 
 describe('token mode through the CLI', () => {
   it('a token is single-use, also after the topic was deleted', async () => {
-    const root = await newRoot('kb-token');
-    setApprovalMode(root, 'token');
+    const root = await newRoot('kb-token', 'token');
     const input = JSON.stringify({ title: 'Knots', body: 'Knots.', sources: [{ type: 'git', url: repo.url, paths: ['docs/'] }] });
     const ask = await cli(['topic', 'create', '--json', '--input', input], { root });
     expect(ask.json).toMatchObject({ approval_mode: 'token', token: expect.stringMatching(/^v1\./) });
@@ -128,8 +129,7 @@ describe('token mode through the CLI', () => {
   });
 
   it('a token given back after a failed fetch still works (nothing was created)', async () => {
-    const root = await newRoot('kb-token-retry');
-    setApprovalMode(root, 'token');
+    const root = await newRoot('kb-token-retry', 'token');
     const input = JSON.stringify({ title: 'Gone', body: 'x', sources: [{ type: 'web', url: server.url('/missing') }] });
     const ask = await cli(['topic', 'create', '--json', '--input', input], { root });
     const failed = await cli(['topic', 'create', '--json', '--input', input, '--approve', ask.json.token], { root });
