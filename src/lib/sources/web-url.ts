@@ -5,6 +5,9 @@
 import { createHash } from 'node:crypto';
 import { TkomaError } from '../errors.js';
 
+/** A web page's download cap by default; here, not in web.ts, so create can name it without loading the HTML stack. */
+export const DEFAULT_MAX_BYTES = 5 * 1024 * 1024;
+
 const MAX_URL_LENGTH = 4096;
 const MAX_SLUG_LENGTH = 100;
 

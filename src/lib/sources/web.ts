@@ -12,7 +12,7 @@ import { DEFAULT_POLICY, type Resolver, type SourcePolicy } from '../net/policy.
 import { envSetting } from '../settings.js';
 import { redactUrl } from './git-url.js';
 import { bodyToMarkdown, classifyBody, decodeBody, parseContentType } from './web-content.js';
-import { redirectProblem, urlSlug, validateWebUrl } from './web-url.js';
+import { DEFAULT_MAX_BYTES, redirectProblem, urlSlug, validateWebUrl } from './web-url.js';
 
 export { urlSlug, validateWebUrl } from './web-url.js';
 
@@ -121,7 +121,6 @@ export function assertConvertible(html: string, url: string, maxStoredBytes?: nu
 }
 
 export const DEFAULT_TIMEOUT_MS = 20_000;
-export const DEFAULT_MAX_BYTES = 5 * 1024 * 1024;
 const SMALL_TEXT_TIMEOUT_MS = 10_000;
 
 /** A page's deadline: TKOMA_REF_WEB_TIMEOUT (seconds) when set, for slow networks (and tests that wait out a page that never answers). */

@@ -20,7 +20,7 @@ import type { CrawlOptions } from '../sources/crawl/options.js';
 import { gitUrlScheme, isFullCommitSha, redactUrl, repoDisplayName } from '../sources/git-url.js';
 import { assertLocalRepositoryAllowed } from '../sources/local-roots.js';
 import { literalRefusal, notAllowed, portOf, type SourcePolicy } from '../net/policy.js';
-import { DEFAULT_MAX_BYTES as DEFAULT_WEB_MAX_BYTES, fetchWebPage } from '../sources/web.js';
+import { DEFAULT_MAX_BYTES as DEFAULT_WEB_MAX_BYTES } from '../sources/web-url.js';
 import { policyOf, readConfig } from '../store/config.js';
 import type { TopicSource } from '../store/model.js';
 import { type FileFlag, type FileRecord, isReservedName, RESERVED_NAMES } from '../store/topic-files.js';
@@ -470,6 +470,8 @@ export async function fetchOneSource(
       await crawlSource(src, src.crawl, destDir, limits, update, budget, naming, fetchedAt, out);
     } else {
       update(`fetching ${src.url}`);
+      // Loaded here: the HTML stack (~60 modules) is for web pages only, not for git or npm sources.
+      const { fetchWebPage } = await import('../sources/web.js');
       const page = await fetchWebPage(src.url, {
         timeoutMs: limits.webTimeoutMs,
         maxBytes: limits.webMaxBytes,
