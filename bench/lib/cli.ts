@@ -93,7 +93,7 @@ export function spawnCli(args: string[], env: Record<string, string> = {}): Long
   });
   return {
     child,
-    next(match, timeoutMs = 120_000) {
+    next(match, timeoutMs = 900_000) {
       const i = lines.findIndex(match);
       if (i >= 0) return Promise.resolve(lines.splice(i, 1)[0]);
       return new Promise((resolve, reject) => {

@@ -157,7 +157,7 @@ describe('background vector worker (real processes)', () => {
     const running = await startServer(root, { watch: false, preloadTopics: 1 });
     try {
       const ask = async () =>
-        (await tryServer(root, 'search', { question: 'flux capacitor gigawatts', topic: 'topic-gears' }, { timeoutMs: 120_000 })) as {
+        (await tryServer(root, 'search', { question: 'flux capacitor gigawatts', topic: 'topic-gears' }, { timeoutMs: 900_000 })) as {
           vector_search: { coverage: number; available: boolean };
           results: { path: string }[];
         };
