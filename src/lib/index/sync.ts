@@ -20,7 +20,7 @@ import { readOrNull } from '../soft-fs.js';
 import { indexCap } from './current.js';
 import type { FileEntry } from './file-table.js';
 import { listingByFind } from './listing-prefetch.js';
-import { chunkIdsOf, diffByStat, hashFile, listTopicFiles, looksBinary, sha256Hex, stampListing } from './scan.js';
+import { chunkIdsOf, diffByStat, hashFile, listTopicFilesVia, looksBinary, sha256Hex, stampListing } from './scan.js';
 import { saveSegmentLex, SegmentWriter } from './segments.js';
 import {
   emptyHead,
@@ -162,7 +162,7 @@ async function syncTopic(ctx: Ctx, id: string): Promise<TopicSyncCounts> {
   // find lists the folder on the other core while this sync works; the head written at the end
   // keeps its digest when it matches, and the next cold search compares digests, not files.
   const listing = listingByFind(dir);
-  const onDisk = await listTopicFiles(dir);
+  const onDisk = await listTopicFilesVia(dir, listing);
   // The shared copy readers get: a search right after this sync then parses head.json once, not
   // twice. It is never mutated here; `head` gets its own file table before the first change.
   const storedHead = await loadHeadForReading(root, id);
