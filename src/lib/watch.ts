@@ -196,7 +196,6 @@ export async function startWatch(root: string, opts: WatchOptions): Promise<Watc
     }, opts.debounceMs ?? 200);
   };
 
-
   // The parser and a grammar cost a server 13-16 MB that a search never uses (SciFact MCP server
   // after 10 searches: 145 MB without them, 158-161 MB with the usual three loaded at start). So
   // they load at the first change, during the debounce before its sync, not at start.

@@ -12,6 +12,7 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { dirname, join, relative } from 'node:path';
 
+import { appendAll } from '../append.js';
 import { TkomaError } from '../errors.js';
 import { type CommitAuthor, headCommit, indexEntries } from '../root-git.js';
 import { commandLine, withLock } from '../lock.js';
@@ -114,8 +115,7 @@ export async function runMutation<T>(root: string, spec: MutationSpec, fn: (ctx:
         willTrack: (relPaths) => {
           if (!useGit) return;
           begin();
-          // One by one: a create of 200k+ files overflows the call stack with a spread.
-          for (const p of relPaths) tracked.push(checkRelPath(p));
+          appendAll(tracked, relPaths.map(checkRelPath));
         },
         blobsStored: () => {
           blobsStored = true;

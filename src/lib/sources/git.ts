@@ -6,6 +6,7 @@
  */
 import { rm } from 'node:fs/promises';
 import { resolve } from 'node:path';
+import { appendAll } from '../append.js';
 import { CAP_REASONS, countByReason, planCaps } from '../safety/limits.js';
 import { isInside } from '../safety/paths.js';
 import { BINARY_SNIFF_BYTES, DEFAULT_MAX_FILE_BYTES, languageOf, skipReason } from './git-filter.js';
@@ -327,8 +328,8 @@ export async function fetchGitSource(src: GitSourceSpec, destDir: string, opts: 
             for (const f of files) if (lost.has(f.path)) bytesLeft += f.bytes;
             const kept = files.filter((f) => !lost.has(f.path));
             files.length = 0;
-            for (const f of kept) files.push(f);
-            for (const s of failedWrites) skipped.push(s);
+            appendAll(files, kept);
+            appendAll(skipped, failedWrites);
           }
         }
         if (!stopped && files.length >= maxFiles && next < candidates.length) stopped = CAP_REASONS.max_files;

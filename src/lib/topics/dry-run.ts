@@ -9,6 +9,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
+import { appendAll } from '../append.js';
 import type { ApprovalEstimate } from '../estimate/estimate.js';
 import { estimateFor, workOf } from '../estimate/for-request.js';
 import type { Progress } from '../progress.js';
@@ -103,19 +104,18 @@ export async function dryRunRefresh(root: string, id: string, opts: { progress: 
         if (o.kind === 'up_to_date') report.new_commit = o.remote;
         else report.error = o.error;
         out.unchanged += owned.length;
-        for (const s of skippedBefore) if (s.source === src.url && (!prefixes[i] || s.path.startsWith(`${prefixes[i]}/`))) skippedNow.push(s);
+        appendAll(skippedNow, skippedBefore.filter((s) => s.source === src.url && (!prefixes[i] || s.path.startsWith(`${prefixes[i]}/`))));
       } else {
         const d = diffRecords(owned, o.fetched.files);
         if (o.fetched.source.commit) report.new_commit = o.fetched.source.commit;
         if (d.added.length + d.changed.length + d.removed.length === 0) report.status = 'up_to_date';
-        // One by one: spreads of 200k+ paths overflow the call stack.
-        for (const r of d.added) out.added.push(r.path);
-        for (const r of d.changed) out.changed.push(r.path);
-        for (const r of d.removed) out.removed.push(r.path);
+        appendAll(out.added, d.added.map((r) => r.path));
+        appendAll(out.changed, d.changed.map((r) => r.path));
+        appendAll(out.removed, d.removed.map((r) => r.path));
         out.unchanged += d.unchanged.length;
-        for (const r of [...d.added, ...d.changed]) work.push({ path: r.path, bytes: r.bytes });
+        appendAll(work, [...d.added, ...d.changed].map((r) => ({ path: r.path, bytes: r.bytes })));
         remote ||= src.type !== 'git' || !src.url.startsWith('file:');
-        for (const s of skippedRecords(o.fetched.skipped)) skippedNow.push(s);
+        appendAll(skippedNow, skippedRecords(o.fetched.skipped));
         // A file upstream would replace or remove whose bytes are not what was fetched was edited here.
         for (const [how, recs] of [['changed', d.changed], ['removed', d.removed]] as const) {
           for (const rec of recs) {

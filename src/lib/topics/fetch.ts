@@ -7,6 +7,7 @@ import { createHash } from 'node:crypto';
 import { mkdir, readFile, rm, rmdir, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 
+import { appendAll } from '../append.js';
 import { roleForPath } from '../chunking/index.js';
 import { asTkomaError, TkomaError } from '../errors.js';
 import type { Progress } from '../progress.js';
@@ -425,8 +426,7 @@ export async function fetchOneSource(
       else if (!src.ref) out.source.ref = res.ref;
       if (res.ref_kind && (tag || (!src.ref?.startsWith('refs/') && !isFullCommitSha(out.source.ref ?? '')))) out.source.ref_kind = res.ref_kind;
       const version = out.source.ref_kind === 'tag' ? out.source.ref : undefined;
-      // One by one: a spread of a large tree's skipped files (200k+) overflows the call stack.
-      for (const s of res.skipped) out.skipped.push({ path: prefix ? `${prefix}/${s.path}` : s.path, reason: s.reason, source: src.url, ...(s.bytes !== undefined ? { bytes: s.bytes } : {}) });
+      appendAll(out.skipped, res.skipped.map((s) => ({ path: prefix ? `${prefix}/${s.path}` : s.path, reason: s.reason, source: src.url, ...(s.bytes !== undefined ? { bytes: s.bytes } : {}) })));
       for (const f of res.files) {
         const rel = prefix ? `${prefix}/${f.path}` : f.path;
         if (isReserved(rel) || !naming.book.free(rel)) {
@@ -455,7 +455,7 @@ export async function fetchOneSource(
         ...(resolved ? { resolved } : {}),
       });
       Object.assign(out.source, npmSourceFields(res.resolved));
-      for (const s of res.skipped) out.skipped.push({ path: `${prefix}/${s.path}`, reason: s.reason, source: src.url, ...(s.bytes !== undefined ? { bytes: s.bytes } : {}) });
+      appendAll(out.skipped, res.skipped.map((s) => ({ path: `${prefix}/${s.path}`, reason: s.reason, source: src.url, ...(s.bytes !== undefined ? { bytes: s.bytes } : {}) })));
       for (const f of res.files) {
         const rel = `${prefix}/${f.path}`;
         if (!naming.book.free(rel)) {

@@ -6,6 +6,7 @@
  */
 import { join } from 'node:path';
 
+import { appendAll } from '../append.js';
 import type { Progress } from '../progress.js';
 import type { Limits } from '../safety/limits.js';
 import { asTkomaError } from '../errors.js';
@@ -138,7 +139,7 @@ export async function fetchUpstream(root: string, id: string, staging: string, o
         const fetched = await fetchOneSource(spec, prefixes[i], dir, fetch, update, budgetExcept(i), namingFor(i), undefined, resolved);
         if (fetched.ok) {
           holding[i] = fetched.files;
-          for (const rec of fetched.files) claimedNow.push(rec.path);
+          appendAll(claimedNow, fetched.files.map((rec) => rec.path));
         }
         return fetched.ok ? { kind: 'fetched', fetched, dir } : { kind: 'failed', error: fetched.error?.message ?? 'failed' };
       }),

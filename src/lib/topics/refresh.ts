@@ -32,6 +32,7 @@ import { copyFileSync, linkSync, mkdirSync, readdirSync, readlinkSync, renameSyn
 import { copyFile, mkdir, readFile, rename, rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 
+import { appendAll } from '../append.js';
 import { asTkomaError, TkomaError } from '../errors.js';
 import { holdPoint } from '../hold.js';
 import type { CommitAuthor } from '../root-git.js';
@@ -215,7 +216,7 @@ async function refreshHeld(root: string, id: string, opts: RefreshOptions): Prom
         const keepOwned = () => {
           for (const rec of owned) records.set(rec.path, rec);
           r.unchanged += owned.length;
-          for (const s of skippedBefore) if (s.source === src.url && (!prefix || s.path.startsWith(`${prefix}/`))) skippedNow.push(s);
+          appendAll(skippedNow, skippedBefore.filter((s) => s.source === src.url && (!prefix || s.path.startsWith(`${prefix}/`))));
         };
         const keep = (why: string, status: 'failed' | 'ref_gone' = 'failed') => {
           report.status = status;
@@ -246,7 +247,7 @@ async function refreshHeld(root: string, id: string, opts: RefreshOptions): Prom
           }
           report.version = versionMove(sourceVersion(src), sourceVersion(f.source));
           sourceUpdates.set(i, upd);
-          for (const s of skippedRecords(f.skipped)) skippedNow.push(s);
+          appendAll(skippedNow, skippedRecords(f.skipped));
           const d = diffRecords(owned, f.files);
           if (f.crawl) report.crawl = { ...f.crawl, added: d.added.map((x) => x.path), changed: d.changed.map((x) => x.path), removed: d.removed.map((x) => x.path), unchanged: d.unchanged.length };
           // A new file never takes a name another source, or a file nobody fetched, holds now.
@@ -258,7 +259,7 @@ async function refreshHeld(root: string, id: string, opts: RefreshOptions): Prom
             r.warnings.push(`${rec.path}: another file of the topic holds this name; the new upstream file was not written`);
             return false;
           });
-          for (const rec of added) addedNow.push(rec.path);
+          appendAll(addedNow, added.map((rec) => rec.path));
           r.added += added.length;
           r.changed += d.changed.length;
           r.removed += d.removed.length;
