@@ -7,7 +7,9 @@
  *
  * Questions: the 74 of bench/repo-qa (each aimed at its repository) and the 20 of
  * bench/cross-topic/questions.json (smol-toml, chokidar, @oclif/core), all written before any
- * cross-topic run. Each question is asked three ways, lexically (deterministic):
+ * cross-topic run; then the 23 of bench/cross-topic/held-out.json, written after the first 94 had
+ * been tuned on and committed before any run used them (reported apart as well). Each question is
+ * asked three ways, lexically (deterministic):
  *   - `--topic` (the topic it is aimed at): the reference figure;
  *   - `--all`: every topic; a hit from another topic counts as not relevant;
  *   - no topic: the search picks one. Topic choice = share of questions whose chosen topic is the
@@ -35,16 +37,25 @@ import { PROJECT, WORK_DIR } from './lib/store.js';
 import { loadQuestions, packageFiles, type Question, type RepoSpec } from './repo-qa.js';
 
 export const CROSS_QUESTIONS_FILE = join(PROJECT, 'bench', 'cross-topic', 'questions.json');
+/** Questions written after the choice was tuned on the first 94: reported apart. */
+const HELD_OUT_FILE = join(PROJECT, 'bench', 'cross-topic', 'held-out.json');
 
 export interface CrossSet {
   repos: RepoSpec[];
   questions: Question[];
+  /** Ids of the held-out questions (held-out.json). */
+  heldOut?: ReadonlySet<string>;
 }
 
 export function loadCrossSet(): CrossSet {
   const base = loadQuestions();
   const extra = JSON.parse(readFileSync(CROSS_QUESTIONS_FILE, 'utf8')) as CrossSet;
-  return { repos: [...base.repos, ...extra.repos], questions: [...base.questions, ...extra.questions] };
+  const held = JSON.parse(readFileSync(HELD_OUT_FILE, 'utf8')) as CrossSet;
+  return {
+    repos: [...base.repos, ...extra.repos, ...held.repos],
+    questions: [...base.questions, ...extra.questions, ...held.questions],
+    heldOut: new Set(held.questions.map((q) => q.id)),
+  };
 }
 
 const topicIdOf = (repo: string): string => `topic-${repo}`;
@@ -85,6 +96,8 @@ export interface CrossResult {
   choice: number;
   perRepo: { repo: string; n: number; topicNdcg: number; allNdcg: number; choice: number }[];
   misses: { id: string; aimed: string; chosen: string | null }[];
+  /** The same figures over the first questions and over the held-out ones apart. */
+  parts: { name: string; n: number; topicNdcg: number; allNdcg: number; autoNdcg: number; choice: number }[];
   msPerQuery: { topic: number; all: number; auto: number };
 }
 
@@ -125,6 +138,13 @@ export async function runCross(root: string, set: CrossSet, show = false): Promi
     const avg = (e: typeof ev.topic): number => qs.reduce((s, q) => s + (e.perQuery.get(q.id)?.ndcg10 ?? 0), 0) / Math.max(1, qs.length);
     return { repo: r.name, n: qs.length, topicNdcg: avg(ev.topic), allNdcg: avg(ev.all), choice: qs.filter((q) => chosenOf.get(q.id) === topicIdOf(q.repo)).length / Math.max(1, qs.length) };
   });
+  const part = (name: string, qs: Question[]): CrossResult['parts'][number] => {
+    const avg = (e: typeof ev.topic): number => qs.reduce((s, q) => s + (e.perQuery.get(q.id)?.ndcg10 ?? 0), 0) / Math.max(1, qs.length);
+    const right = qs.filter((q) => chosenOf.get(q.id) === topicIdOf(q.repo)).length;
+    return { name, n: qs.length, topicNdcg: avg(ev.topic), allNdcg: avg(ev.all), autoNdcg: avg(ev.auto), choice: right / Math.max(1, qs.length) };
+  };
+  const held = set.heldOut ?? new Set<string>();
+  const parts = held.size > 0 ? [part('first', set.questions.filter((q) => !held.has(q.id))), part('held-out', set.questions.filter((q) => held.has(q.id)))] : [];
   const n = set.questions.length;
   return {
     questions: n,
@@ -135,6 +155,7 @@ export async function runCross(root: string, set: CrossSet, show = false): Promi
     choice: (n - misses.length) / n,
     perRepo,
     misses,
+    parts,
     msPerQuery: { topic: ms.topic / n, all: ms.all / n, auto: ms.auto / n },
   };
 }
@@ -148,6 +169,10 @@ export function printCross(r: CrossResult): void {
     ],
   );
   console.log(`\n--all / --topic: ${round(r.allNdcg / r.topicNdcg, 3)}; topicless nDCG@10 ${round(r.autoNdcg, 3)}; topic choice ${round(r.choice, 3)} (${r.questions - r.misses.length}/${r.questions})`);
+  for (const p of r.parts) {
+    const right = Math.round(p.choice * p.n);
+    console.log(`${p.name} ${p.n}: --topic ${round(p.topicNdcg, 3)}, --all ${round(p.allNdcg, 3)} (${round(p.allNdcg / p.topicNdcg, 3)}), topicless ${round(p.autoNdcg, 3)}, topic choice ${round(p.choice, 3)} (${right}/${p.n})`);
+  }
   console.log(`ms/query: --topic ${round(r.msPerQuery.topic)}, --all ${round(r.msPerQuery.all)}, no topic ${round(r.msPerQuery.auto)}`);
   for (const m of r.misses) console.log(`  choice miss ${m.id}: aimed ${m.aimed}, chose ${m.chosen ?? 'none'}`);
 }
