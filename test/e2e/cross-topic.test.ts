@@ -94,3 +94,55 @@ describe('search across topics: exact identifiers, comparable scores, the right 
     expect(none.data.results[0].path).toBe('docs/pool.md');
   });
 });
+
+/**
+ * A bundle (one top-level wrapper the chunker can only cut into windows, as emscripten glue is)
+ * restates a runtime's strings: its windows rank in its own topic but are no evidence of what a
+ * topicless question is about (topic-choice.ts isBundleWindow). Without that rule the bundle's
+ * many middling windows outweigh the one page that answers, and the bundle's topic is chosen.
+ */
+describe('search across topics: a bundle is no evidence of the topic', () => {
+  const tmp = tmpDir('tkoma-xbundle-');
+  const root = join(tmp.path, 'kb');
+  const question = "take a flag's value from an environment variable";
+
+  beforeAll(async () => {
+    expect((await cli(['init', '--json'], { root })).code).toBe(0);
+    allowLocalSources(root);
+    const glue = ['// Runtime glue generated for the module loader.', 'var Runtime = (() => {', '  var Module = {};'];
+    for (let i = 0; i < 1500; i++) {
+      glue.push(
+        i % 100 < 3
+          ? `  var FLAG_${i} = process.env['RUNTIME_${i}'] ?? Module.defaults[${i}]; // a flag takes its value from the environment variable RUNTIME_${i}`
+          : `  var slot_${i} = table[${i}] | (heap[${i % 97}] << ${i % 13}); // loader table entry ${i}`,
+      );
+    }
+    glue.push('  return Module;', '})();');
+    const repos = {
+      'topic-flags': makeRepo(join(tmp.path, 'flags'), {
+        'README.md': '# cli-flags\n\nParse command-line flags and arguments.\n',
+        'docs/flags.md':
+          "# Flags\n\nA flag can take its value from an environment variable: name the variable in the flag's `env` property, and the parser reads it when the flag is not given on the command line. Boolean flags accept `--no-` prefixes, string flags accept a list of options, and integer flags are checked against their minimum and maximum. Each definition may also give a description, a short character, a help group and a list of aliases shown in the help output.\n\n## Defaults\n\nA flag without a value falls back to its `default`.\n",
+      }),
+      'topic-runtime': makeRepo(join(tmp.path, 'runtime'), { 'README.md': '# wasm-runtime\n\nA WebAssembly runtime and its JavaScript glue.\n', 'lib/runtime.cjs': `${glue.join('\n')}\n` }),
+    };
+    for (const [id, repo] of Object.entries(repos)) {
+      const req = { topic_id: id, title: id.slice('topic-'.length), sources: [{ type: 'git', url: repo.url }] };
+      const r = await cli(['topic', 'create', '--yes', '--json', '--input', JSON.stringify(req)], { root });
+      expect(r.code, r.stderr).toBe(0);
+    }
+  });
+  afterAll(() => tmp.cleanup());
+
+  it('no topic named: the page that answers picks its topic over the bundle’s windows, which still rank in their own topic', async () => {
+    const own = await cli(['search', question, '--topic', 'topic-runtime', '--json', '--no-server'], { root });
+    expect(own.code, own.stderr).toBe(0);
+    expect(own.json.results[0]).toMatchObject({ path: 'lib/runtime.cjs' });
+    expect(own.json.results[0].title).toMatch(/\(top level\) \(part \d+\/\d+\)$/);
+
+    const r = await cli(['search', question, '--json', '--no-server'], { root });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.json.topic.topic_id).toBe('topic-flags');
+    expect(r.json.results[0].path).toBe('docs/flags.md');
+  });
+});

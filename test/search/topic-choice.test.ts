@@ -1,7 +1,7 @@
 /** Issue 26: a topicless search's topic by its chunks' evidence, and `--all`'s lean (pure). */
 import { describe, expect, it } from 'vitest';
 
-import { chooseTopic, isNotEvidence, topicEvidence, weighByTopic } from '../../src/lib/search/topic-choice.js';
+import { BUNDLE_WINDOWS, chooseTopic, isBundleWindow, isNotEvidence, topicEvidence, weighByTopic } from '../../src/lib/search/topic-choice.js';
 
 const hit = (topicId: string, score: number) => ({ topicId, score, explain: { boosts: {} as { topic?: number }, boosted: score } });
 
@@ -41,5 +41,17 @@ describe('topic choice', () => {
     const out = weighByTopic(hits, undefined, undefined, [hit('x', 1)]);
     expect(out[0]!.topicId).toBe('x');
     expect(out.find((h) => h.topicId === 'y')!.explain.boosts.topic).toBeLessThan(1);
+  });
+
+  it("a bundle's top-level windows are no evidence; an ordinary module's few top-level windows and other chunks are", () => {
+    expect(isBundleWindow('module', `tree-sitter.cjs (top level) (part 11/${BUNDLE_WINDOWS})`)).toBe(true);
+    expect(isBundleWindow('module', 'tree-sitter.cjs (top level) (part 1/85)')).toBe(true);
+    expect(isBundleWindow('module', `schemas.ts (top level) (part 2/${BUNDLE_WINDOWS - 1})`)).toBe(false);
+    expect(isBundleWindow('module', 'index.js (top level)')).toBe(false);
+    // A long function or class cut into windows is structure, not a bundle.
+    expect(isBundleWindow('function', 'function parse (part 3/40)')).toBe(false);
+    expect(isNotEvidence('lib/tree-sitter.cjs', 'code', { kind: 'module', title: 'tree-sitter.cjs (top level) (part 8/76)' })).toBe(true);
+    expect(isNotEvidence('lib/tree-sitter.cjs', 'code', { kind: 'module', title: 'tree-sitter.cjs (top level) (part 2/3)' })).toBe(false);
+    expect(isNotEvidence('lib/tree-sitter.cjs', 'code')).toBe(false);
   });
 });

@@ -225,7 +225,11 @@ export async function searchReferences(root: string, req: ReferenceSearchRequest
     rankChunks(question, over, chunkQuery?.embedder ?? null, chunkQuery?.qvec ?? null, { searchLexical, searchLexicalAcross }, limit, mode, req.roleBoosts);
   let ranked = await rank(indexes);
   // A topic's evidence: its hits but tests and release history (topic-choice.ts isNotEvidence).
-  const evidence = (): FusedHit[] => ranked.hits.filter((h) => !isNotEvidence(h.path, ranked.refs.get(h.key)?.chunk.role ?? 'code'));
+  const evidence = (): FusedHit[] =>
+    ranked.hits.filter((h) => {
+      const chunk = ranked.refs.get(h.key)?.chunk;
+      return !isNotEvidence(h.path, chunk?.role ?? 'code', chunk);
+    });
   if (every && indexes.length > 1) ranked = { ...ranked, hits: weighByTopic(ranked.hits, undefined, undefined, evidence()) };
   if (noteOrder) {
     // No topic named: the topic whose chunks answer best, then its answer as `--topic` gives it.

@@ -25,9 +25,30 @@ export const TOPIC_EVIDENCE_DEPTH = 5;
  */
 const HISTORY_FILE = /(?:^|\/)(?:changelog|changes|history|news|releases?)(?:\.(?:md|markdown|mdx|rst|txt|adoc))?$/i;
 
-/** A hit that is no evidence of its topic (see HISTORY_FILE): a test, or a release history file. */
-export function isNotEvidence(path: string, role: string): boolean {
-  return role === 'test' || HISTORY_FILE.test(path);
+/**
+ * A bundle: a file whose top level, outside any function or class, the chunker had to cut into
+ * at least this many windows (`… (top level) (part 7/85)`), i.e. some 40 KB of code with no
+ * structure to cut at. Such files are build output that escaped the generated-file rules
+ * (web-tree-sitter's emscripten glue, `tree-sitter.js` and its `.cjs` and `debug/` copies), and like
+ * release history they restate a whole runtime's strings ("environment variable", "line and
+ * column"), so they are no evidence of what a question is about (its own topic's search still
+ * ranks them). In bench/cross-topic.ts the largest ordinary top level takes 6 windows (zod's
+ * schemas.ts) and the bundles 46–85; a limit from 10 to 70 gives the same choices: held-out 19/23 →
+ * 20/23 (oclif-10 went to web-tree-sitter's glue), the first 94 unchanged (89).
+ */
+export const BUNDLE_WINDOWS = 20;
+const TOP_LEVEL_PART = /\(part \d+\/(\d+)\)$/;
+
+/** A window of a bundle's top level (BUNDLE_WINDOWS). */
+export function isBundleWindow(kind: string, title: string): boolean {
+  if (kind !== 'module') return false;
+  const m = TOP_LEVEL_PART.exec(title);
+  return m !== null && Number(m[1]) >= BUNDLE_WINDOWS;
+}
+
+/** A hit that is no evidence of its topic: a test, a release history file (HISTORY_FILE), a bundle's window (isBundleWindow). */
+export function isNotEvidence(path: string, role: string, chunk?: { kind: string; title: string }): boolean {
+  return role === 'test' || HISTORY_FILE.test(path) || (chunk !== undefined && isBundleWindow(chunk.kind, chunk.title));
 }
 
 export interface ScoredHit {
