@@ -115,6 +115,76 @@ export function headCommit(root: string): string | null {
   }
 }
 
+/**
+ * HEAD's commit (null as in headCommit) and the object store's pack folder (absolute; null when
+ * git could not say), from one `git rev-parse`: a mutation needs both, and each was a process of
+ * its own (~10 ms of the main thread per spawn). Without a commit git still prints the folder,
+ * then exits 1.
+ */
+export function headAndPackDir(root: string): { head: string | null; packDir: string | null } {
+  let out: string;
+  try {
+    out = execFileSync('git', ['rev-parse', '--git-path', 'objects/pack', '--verify', '-q', 'HEAD'], { cwd: root, env: gitEnv({}), encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+  } catch (err) {
+    const e = err as { status?: number; stdout?: string };
+    out = e.status === 1 && typeof e.stdout === 'string' ? e.stdout : '';
+  }
+  const [dir, head] = out.split('\n');
+  return { head: head?.trim() || null, packDir: dir?.trim() ? resolve(root, dir.trim()) : null };
+}
+
+/**
+ * `git config -z --get-regexp` output: each key (git's canonical name: section and variable in
+ * lower case) with its last value, as `git config --get` answers; null for a key written without
+ * `=` (`[commit] gpgSign`), which git reads as true.
+ */
+export function parseConfigList(out: string): Map<string, string | null> {
+  const values = new Map<string, string | null>();
+  for (const rec of out.split('\0')) {
+    if (rec === '') continue;
+    const nl = rec.indexOf('\n');
+    values.set(nl < 0 ? rec : rec.slice(0, nl), nl < 0 ? null : rec.slice(nl + 1));
+  }
+  return values;
+}
+
+/**
+ * The root's config values of exactly `keys` (canonical names, see parseConfigList) in one git
+ * process, where a `git config --get` per key cost a process each; a key that is not set is
+ * absent, and so is every key when git fails (as each `--get` failing read as unset).
+ */
+export function readConfig(root: string, keys: readonly string[]): Map<string, string | null> {
+  const pattern = `^(${keys.map((k) => k.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|')})$`;
+  try {
+    return parseConfigList(gitSync(root, ['config', '-z', '--get-regexp', pattern]));
+  } catch {
+    return new Map(); // exit 1: none of them set
+  }
+}
+
+/**
+ * A config value read as `git config --type=bool` reads it: no `=` is true, empty is false,
+ * true/yes/on and false/no/off in any case, else an integer (0x hex, 0 octal, k/m/g suffix) that
+ * is true when not 0. A value git refuses (`maybe`, past ±INT_MAX) is false, as a refused
+ * `git config --type=bool --get` read before; unset (undefined) is false.
+ */
+export function configBool(value: string | null | undefined): boolean {
+  if (value === undefined) return false;
+  if (value === null) return true;
+  if (value === '') return false;
+  const word = value.toLowerCase();
+  if (word === 'true' || word === 'yes' || word === 'on') return true;
+  if (word === 'false' || word === 'no' || word === 'off') return false;
+  const m = /^\s*([+-]?)(0x[0-9a-f]+|0[0-7]*|[1-9][0-9]*)([kmg]?)$/i.exec(value);
+  if (!m) return false;
+  const digits = m[2]!.toLowerCase();
+  const magnitude = digits.startsWith('0x') ? parseInt(digits.slice(2), 16) : digits.startsWith('0') ? parseInt(digits, 8) : parseInt(digits, 10);
+  const unit = { '': 1, k: 2 ** 10, m: 2 ** 20, g: 2 ** 30 }[m[3]!.toLowerCase() as '' | 'k' | 'm' | 'g'];
+  const n = (m[1] === '-' ? -magnitude : magnitude) * unit;
+  // git's range check: |n| up to INT_MAX (so INT_MIN itself is refused).
+  return n !== 0 && Math.abs(n) <= 2 ** 31 - 1;
+}
+
 /** Stages everything under `paths` (additions, changes, deletions); true when anything is staged there. */
 export async function stagePaths(root: string, paths: string[]): Promise<boolean> {
   await stageAll(root, paths);
@@ -146,14 +216,15 @@ export async function stageAll(root: string, paths: string[], opts: { blobsStore
  * using is garbage that `git gc` removes, like the blobs of a `git add` whose commit failed.
  * The index file goes last: git finds a pack by its index.
  */
-export async function adoptPacks(root: string, dir: string): Promise<boolean> {
+export async function adoptPacks(root: string, dir: string, knownPackDir?: string | null): Promise<boolean> {
   const packs: { dir: string; names: string[] }[] = [];
   for (const sub of listDir(dir)) {
     const names = listDir(join(dir, sub)).filter((n) => /^pack-[0-9a-f]+\.[a-z]+$/.test(n));
     if (names.some((n) => n.endsWith('.idx'))) packs.push({ dir: join(dir, sub), names });
   }
   if (packs.length === 0) return false;
-  const packDir = resolve(root, (await git(root, ['rev-parse', '--git-path', 'objects/pack'])).trim());
+  // `knownPackDir`: the mutation already asked git (headAndPackDir).
+  const packDir = knownPackDir ?? resolve(root, (await git(root, ['rev-parse', '--git-path', 'objects/pack'])).trim());
   let added = false;
   for (const p of packs) {
     const ordered = [...p.names.filter((n) => !n.endsWith('.idx')), ...p.names.filter((n) => n.endsWith('.idx'))];

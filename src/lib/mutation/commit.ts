@@ -7,7 +7,8 @@
  *     copy of git's index, so unchanged files keep their stat data), plus exactly the paths the
  *     mutation wrote: git's own index, with whatever the operator staged or left unmerged, is not
  *     touched, so a failure before the branch moves has nothing of git's to undo;
- *  2. `commit-tree` makes the commit (signed when `commit.gpgSign` says so; no hooks, as before);
+ *  2. `commit-tree` makes the commit (signed when `commit.gpgSign` says so, as runMutation read
+ *     it; no hooks, as before);
  *  3. all of it under git's own index lock (the operator's porcelain waits, as for any commit):
  *     first HEAD must still be the branch, no operation in progress; a branch that moved since
  *     the mutation started by commits that leave our paths alone is built on, otherwise
@@ -34,6 +35,8 @@ export interface CommitRequest {
   /** A topic folder whose manifest's files must all be tracked (trackManifest). */
   topicDir?: string;
   blobsStored: boolean;
+  /** `commit.gpgSign` as runMutation read it with the rest of the root's config. */
+  sign: boolean;
   message: string;
   author: CommitAuthor;
   /** Called with the commit before the branch moves: the journal records it, so recovery can tell whether it landed. */
@@ -45,7 +48,6 @@ export async function commitOntoBranch(root: string, req: CommitRequest): Promis
   const gitDir = gitDirOf(root);
   if (!gitDir) throw new TkomaError('GIT_FAILED', `${root} is not a git repository`);
   const scope = [...req.written, ...req.tracked];
-  const sign = await signing(root);
   // Git's own index lock for the whole step: the operator's checkout, stash or commit cannot move
   // HEAD or the branch between the checks and the move (they wait, as for any git commit).
   const lock = await lockIndex(gitDir);
@@ -61,7 +63,7 @@ export async function commitOntoBranch(root: string, req: CommitRequest): Promis
     }
     assertRootIdle(root, scope);
     let parent = req.parent;
-    const tip = await branchTip(root, req.branch);
+    const { tip, tree: tipTree } = await branchTip(root, req.branch);
     if (tip !== parent) {
       // Commits of the operator's that leave our paths alone: ours goes on top of them.
       if (!tip || !parent || !(await untouched(root, parent, tip, scope))) {
@@ -77,9 +79,9 @@ export async function commitOntoBranch(root: string, req: CommitRequest): Promis
     mkdirSync(dirname(tmp), { recursive: true });
     try {
       const tree = await buildTree(root, gitDir, parent, req, tmp);
-      const parentTree = parent ? (await git(root, ['rev-parse', `${parent}^{tree}`])).trim() : null;
-      if (tree === parentTree) return null;
-      const args = ['commit-tree', ...(sign ? ['-S'] : []), tree, ...(parent ? ['-p', parent] : []), '-m', req.message];
+      // The parent is the tip here (or both are null), so its tree came with it.
+      if (parent && tree === tipTree) return null;
+      const args = ['commit-tree', ...(req.sign ? ['-S'] : []), tree, ...(parent ? ['-p', parent] : []), '-m', req.message];
       commit = (await git(root, args, req.author)).trim();
     } finally {
       rmSync(tmp, { force: true });
@@ -154,19 +156,17 @@ async function trackManifest(root: string, dir: string, env: NodeJS.ProcessEnv):
   if (missing.length > 0) await forceAdd(root, missing, env);
 }
 
-async function signing(root: string): Promise<boolean> {
+/**
+ * The branch's tip and its tree (both null when the branch has no commit), from one `git
+ * rev-parse` (`--` makes both names revisions, never paths): the tree was a process of its own.
+ */
+async function branchTip(root: string, branch: string): Promise<{ tip: string | null; tree: string | null }> {
+  const ref = `refs/heads/${branch}`;
   try {
-    return (await git(root, ['config', '--type=bool', '--get', 'commit.gpgSign'])).trim() === 'true';
+    const [tip, tree] = (await git(root, ['rev-parse', `${ref}^{commit}`, `${ref}^{tree}`, '--'])).split('\n').map((l) => l.trim());
+    return tip && tree ? { tip, tree } : { tip: null, tree: null };
   } catch {
-    return false; // unset
-  }
-}
-
-async function branchTip(root: string, branch: string): Promise<string | null> {
-  try {
-    return (await git(root, ['rev-parse', '--verify', '-q', `refs/heads/${branch}^{commit}`])).trim() || null;
-  } catch {
-    return null;
+    return { tip: null, tree: null };
   }
 }
 

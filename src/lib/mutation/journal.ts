@@ -110,7 +110,8 @@ export function removeJournal(root: string, op: string): void {
 }
 
 
-export function newJournal(root: string, op: string, topic: string | null, paths: string[], command: string): Journal {
+/** `head`: HEAD's commit when the caller has just read it (runMutation), else read here. */
+export function newJournal(root: string, op: string, topic: string | null, paths: string[], command: string, head: string | null = headCommit(root)): Journal {
   const start = processStart(process.pid);
   return {
     version: JOURNAL_VERSION,
@@ -122,7 +123,7 @@ export function newJournal(root: string, op: string, topic: string | null, paths
     ...(start !== undefined ? { start } : {}),
     command,
     started: new Date().toISOString(),
-    head: headCommit(root),
+    head,
   };
 }
 

@@ -14,7 +14,7 @@ import { dirname, join, relative } from 'node:path';
 
 import { appendAll } from '../append.js';
 import { TkomaError } from '../errors.js';
-import { type CommitAuthor, headCommit, indexEntries } from '../root-git.js';
+import { adoptPacks, type CommitAuthor, configBool, headAndPackDir, indexEntries, readConfig } from '../root-git.js';
 import { commandLine, withLock } from '../lock.js';
 import { assertRootIdle, readRootGitState } from '../root-state.js';
 import { commitOntoBranch } from './commit.js';
@@ -23,6 +23,7 @@ import { crashPoint } from './crash.js';
 import { anchorStateIgnore } from './ignore.js';
 import { checkRelPath, type Journal, journalFile, newJournal, removeJournal, saveIndex, saveWrite, writeJournal } from './journal.js';
 import { active, recoverRoot, restore } from './recover.js';
+import { DRIVER_CONFIG_KEYS } from '../sync/drivers.js';
 import { ensureMergeDrivers, MERGE_DRIVERS_OP } from '../sync/install.js';
 
 export interface MutationSpec {
@@ -52,8 +53,11 @@ export interface MutationContext {
   setAside(dir: string): void;
   /** Paths the tool writes nothing to but must commit even when a .gitignore rule matches them (force-added). */
   willTrack(relPaths: string[]): void;
-  /** The written files' blobs are already in the object store (adoptPacks): stage them without the bulk check-in. */
-  blobsStored(): void;
+  /**
+   * Moves the packs under `dir` into the root's object store (root-git.ts adoptPacks); when any
+   * is, the written files' blobs are stored and are staged without the bulk check-in.
+   */
+  adoptPacks(dir: string): Promise<void>;
 }
 
 export interface MutationOutcome<T> {
@@ -78,16 +82,23 @@ export async function runMutation<T>(root: string, spec: MutationSpec, fn: (ctx:
       const useGit = !spec.noGit && existsSync(join(root, '.git'));
       let branch: string | null = null;
       let parent: string | null = null;
+      let packDir: string | null = null;
+      let sign = false;
       const paths = spec.paths ?? [`references/${spec.topicId}`];
       if (useGit) {
         recoverRoot(root);
         // Never into an operator's merge, rebase, … nor onto a detached HEAD (ROOT_BUSY).
         assertRootIdle(root, paths);
         if (spec.op !== 'anchor-ignore') await anchorStateIgnore(root);
-        if (spec.op !== 'anchor-ignore' && spec.op !== MERGE_DRIVERS_OP) await ensureMergeDrivers(root);
-        // The branch the commit must land on, and its tip as the mutation starts.
+        // The config this mutation reads, in one git process (it was three: each driver's
+        // command and commit.gpgSign); read once under the write lock, used for the commit too.
+        const config = readConfig(root, [...DRIVER_CONFIG_KEYS, 'commit.gpgsign']);
+        if (spec.op !== 'anchor-ignore' && spec.op !== MERGE_DRIVERS_OP) await ensureMergeDrivers(root, config);
+        sign = configBool(config.get('commit.gpgsign'));
+        // The branch the commit must land on, and its tip as the mutation starts (with the pack
+        // folder in the same git process: adoptPacks asked for it in one of its own).
         branch = readRootGitState(root, { unmerged: false }).branch;
-        parent = headCommit(root);
+        ({ head: parent, packDir } = headAndPackDir(root));
       }
       const file = journalFile(root, spec.op);
       let journal: Journal | null = null;
@@ -95,7 +106,7 @@ export async function runMutation<T>(root: string, spec: MutationSpec, fn: (ctx:
       let blobsStored = false;
       const begin = (): Journal => {
         if (!journal) {
-          journal = { ...newJournal(root, spec.op, spec.topicId ?? null, paths, command), writes: [] };
+          journal = { ...newJournal(root, spec.op, spec.topicId ?? null, paths, command, parent), writes: [] };
           active.add(file);
           writeJournal(root, journal);
           crashPoint(`${spec.op}:journaled`);
@@ -117,8 +128,8 @@ export async function runMutation<T>(root: string, spec: MutationSpec, fn: (ctx:
           begin();
           appendAll(tracked, relPaths.map(checkRelPath));
         },
-        blobsStored: () => {
-          blobsStored = true;
+        adoptPacks: async (dir) => {
+          if (await adoptPacks(root, dir, packDir)) blobsStored = true;
         },
         setAside: (dir) => {
           mkdirSync(dirname(dir), { recursive: true });
@@ -141,8 +152,9 @@ export async function runMutation<T>(root: string, spec: MutationSpec, fn: (ctx:
             const scope = [...written, ...tracked];
             if (scope.length === 0) throw new TkomaError('INTERNAL', `${spec.op} changed files it did not declare (willWrite)`);
             crashPoint(`${spec.op}:before-commit`);
-            // Again just before the commit: the operator may have started a merge meanwhile.
-            assertRootIdle(root, scope);
+            // The operator may have started a merge meanwhile: commitOntoBranch asks again (the
+            // same assertRootIdle of the same scope) under git's index lock, before anything of
+            // git's moves; asking here too cost a `git ls-files -u` per mutation and caught nothing more.
             j.staged = scope;
             // Git's index as it was, for recovery of a commit that landed before git's index followed it.
             j.index = saveIndex(root, spec.op, await indexEntries(root, scope));
@@ -156,6 +168,7 @@ export async function runMutation<T>(root: string, spec: MutationSpec, fn: (ctx:
               tracked,
               ...(spec.topicId && scope.includes(`references/${spec.topicId}`) ? { topicDir: `references/${spec.topicId}` } : {}),
               blobsStored,
+              sign,
               message: out.message,
               author: spec.author,
               beforeMove: (c) => {

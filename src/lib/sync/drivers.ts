@@ -12,13 +12,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-import { git, gitSync } from '../root-git.js';
+import { git, gitSync, readConfig } from '../root-git.js';
 import { mergeRecordsText } from './merge-records.js';
 import { mergeTopicText, type TextMerge } from './merge-topic.js';
 
 export const ATTRIBUTES_FILE = '.gitattributes';
 const TOPIC_DRIVER = 'tkoma-topic';
 const RECORDS_DRIVER = 'tkoma-records';
+/** The config keys installDriverConfig compares (git's canonical names). */
+export const DRIVER_CONFIG_KEYS = [`merge.${TOPIC_DRIVER}.driver`, `merge.${RECORDS_DRIVER}.driver`];
 
 export const ATTRIBUTE_LINES = [
   '# tkoma-ref: topic notes and manifests merge field by field (`tkoma-ref sync`); a clone without the drivers configured merges them as text.',
@@ -87,18 +89,17 @@ export function driverCommand(kind: DriverKind, script = fileURLToPath(new URL('
   return `n=${quote(node)}; [ -x "$n" ] || n=node; f=${quote(script)}; if [ -f "$f" ]; then "$n" "$f" ${kind} %O %A %B %P; else git merge-file ${LABELS.join(' ')} %A %O %B; fi`;
 }
 
-/** Writes the drivers into the root's git config when they are missing or name another install. Cheap when they are in place. */
-export function installDriverConfig(root: string): boolean {
+/**
+ * Writes the drivers into the root's git config when they are missing or name another install.
+ * Cheap when they are in place: one git process reads both (none when the caller read them into
+ * `config` with other keys, as runMutation does; see readConfig).
+ */
+export function installDriverConfig(root: string, config: ReadonlyMap<string, string | null> = readConfig(root, DRIVER_CONFIG_KEYS)): boolean {
   let changed = false;
   for (const [name, kind] of [[TOPIC_DRIVER, 'topic'], [RECORDS_DRIVER, 'records']] as const) {
     const want = driverCommand(kind);
-    let have = '';
-    try {
-      have = gitSync(root, ['config', '--get', `merge.${name}.driver`]).trim();
-    } catch {
-      // not set
-    }
-    if (have === want) continue;
+    // Trimmed as the `git config --get` output it replaces was.
+    if ((config.get(`merge.${name}.driver`) ?? '').trim() === want) continue;
     gitSync(root, ['config', `merge.${name}.name`, `tkoma-ref ${kind === 'topic' ? 'topic note' : 'manifest'} merge`]);
     gitSync(root, ['config', `merge.${name}.driver`, want]);
     changed = true;

@@ -11,10 +11,13 @@ import { ATTRIBUTES_FILE, attributesEdited, installDriverConfig, withAttributeLi
 
 export const MERGE_DRIVERS_OP = 'merge-drivers';
 
-/** The config lines (best effort: a clone without them merges as text) and the committed attributes. */
-export async function ensureMergeDrivers(root: string): Promise<void> {
+/**
+ * The config lines (best effort: a clone without them merges as text) and the committed
+ * attributes. `config`: the driver keys as the caller just read them (readConfig), else read here.
+ */
+export async function ensureMergeDrivers(root: string, config?: ReadonlyMap<string, string | null>): Promise<void> {
   try {
-    installDriverConfig(root);
+    installDriverConfig(root, config);
   } catch {
     // A config git cannot write: merges fall back to text, and the commit that follows says why it failed.
   }

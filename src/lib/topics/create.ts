@@ -16,7 +16,7 @@ import type { ApprovalMode } from '../store/config.js';
 import { TkomaError } from '../errors.js';
 import type { ApprovalEstimate } from '../estimate/estimate.js';
 import { estimateFor, workOf } from '../estimate/for-request.js';
-import { adoptPacks, type CommitAuthor } from '../root-git.js';
+import type { CommitAuthor } from '../root-git.js';
 import { holdPoint } from '../hold.js';
 import { crashPoint, runMutation, stagingPath } from '../mutation.js';
 import { assertRootIdle } from '../root-state.js';
@@ -462,7 +462,7 @@ async function fetchAndCommit(
       await mkdir(join(root, 'references'), { recursive: true });
       await rename(staging, finalDir);
       crashPoint('create:moved');
-      if (await adoptPacks(root, packs)) m.blobsStored();
+      await m.adoptPacks(packs);
       return { message: commitMessage(req, records.length, ok), value: null };
     }),
   );
