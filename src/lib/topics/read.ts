@@ -79,6 +79,12 @@ function joinedField<K extends string>(key: K, values: (string | undefined)[]): 
 }
 
 export async function listTopics(root: string, opts: { includeObsolete?: boolean; now?: Date } = {}): Promise<{ topics: TopicListEntry[]; broken: BrokenTopic[] }> {
+  const { topics, broken } = await listWithConflicts(root, opts);
+  return { topics, broken };
+}
+
+/** listTopics, and the conflicts it found: listTopicsJson marks the broken topics from the same `git ls-files -u`. */
+async function listWithConflicts(root: string, opts: { includeObsolete?: boolean; now?: Date }): Promise<{ topics: TopicListEntry[]; broken: BrokenTopic[]; conflicts: Map<string, string[]> }> {
   const { topics, broken } = await loadAllTopics(root);
   const now = opts.now ?? new Date();
   const conflicts = topicConflicts(root, topics);
@@ -86,13 +92,13 @@ export async function listTopics(root: string, opts: { includeObsolete?: boolean
     .filter((t) => opts.includeObsolete || t.front.status !== 'obsolete')
     .map((t) => withConflicts(listEntry(t.front, now), conflicts.get(t.front.id)))
     .sort((a, b) => (a.fetched_at < b.fetched_at ? 1 : a.fetched_at > b.fetched_at ? -1 : a.topic_id < b.topic_id ? -1 : 1));
-  return { topics: entries, broken };
+  return { topics: entries, broken, conflicts };
 }
 
 /** `topic list --json`: the healthy topics, then every broken one with its error. */
 export async function listTopicsJson(root: string, opts: { includeObsolete?: boolean; now?: Date } = {}): Promise<{ entries: (TopicListEntry | BrokenListEntry)[]; broken: BrokenTopic[] }> {
-  const { topics, broken } = await listTopics(root, opts);
-  const conflicts = topicConflicts(root, []);
+  // A broken topic's id is no loaded topic's, so its entry in `conflicts` is git's unmerged paths alone, as before.
+  const { topics, broken, conflicts } = await listWithConflicts(root, opts);
   return { entries: [...topics, ...broken.map((b): BrokenListEntry => withConflicts({ topic_id: b.topic_id, status: 'broken', error: b.error }, conflicts.get(b.topic_id)))], broken };
 }
 
