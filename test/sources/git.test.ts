@@ -200,11 +200,11 @@ describe('fetchGitSource', () => {
     const dest = tempDir();
     try {
       const src: GitSourceSpec = { url: moving.url, ref: 'main' };
-      expect(await remoteCommit(src)).toBe(moving.first);
+      expect((await remoteCommit(src)).commit).toBe(moving.first);
       const later = commitOnMain(moving, '# Demo v2\n');
-      expect(await remoteCommit(src)).toBe(later);
-      expect(await remoteCommit({ url: moving.url })).toBe(later);
-      expect(await remoteCommit({ url: moving.url, ref: 'gone' })).toBeNull();
+      expect((await remoteCommit(src)).commit).toBe(later);
+      expect((await remoteCommit({ url: moving.url })).commit).toBe(later);
+      expect((await remoteCommit({ url: moving.url, ref: 'gone' })).commit).toBeNull();
 
       const pinned = await fetchGitSource({ url: moving.url, ref: moving.first, paths: ['README.md'] }, dest);
       expect([pinned.commit, pinned.ref]).toEqual([moving.first, moving.first]);
@@ -221,7 +221,7 @@ describe('fetchGitSource', () => {
 
   it('answers a pinned commit without touching the network', async () => {
     const sha = 'ab'.repeat(20);
-    expect(await remoteCommit({ url: 'https://git.invalid/nobody/nothing.git', ref: sha })).toBe(sha);
+    expect(await remoteCommit({ url: 'https://git.invalid/nobody/nothing.git', ref: sha })).toEqual({ commit: sha });
   });
 
   it('gives the same result when the server honours the blob filter', async () => {

@@ -144,25 +144,31 @@ function refNotFound(url: string, ref: string | undefined): TkomaError {
   });
 }
 
-/** Default branch and the commit `src.ref` points at, in one ls-remote round trip. */
-export async function remoteState(src: GitSourceSpec, opts: GitCallOptions = {}): Promise<RemoteState> {
+/**
+ * Default branch and the commit `src.ref` points at, in one ls-remote round trip; none when
+ * `listing` is the remote's answer for this url and ref that the caller has just read
+ * (remoteCommit's: refresh checks, then fetches).
+ */
+export async function remoteState(src: GitSourceSpec, opts: GitCallOptions = {}, listing?: LsRemoteListing): Promise<RemoteState> {
   validateSource(src, opts);
-  const listing = await lsRemote(src.url, lsRemotePatterns(src.ref), opts);
+  listing ??= await lsRemote(src.url, lsRemotePatterns(src.ref), opts);
   const resolved = resolveRefIn(listing, src.ref);
   if (!resolved) throw refNotFound(src.url, src.ref);
   return { default_branch: defaultBranchOf(listing), resolved };
 }
 
 /**
- * The commit the source's ref points at now, for a cheap up-to-date check. A full commit id pins
- * the source, so it is returned without any network call. Null when the ref no longer exists;
- * SOURCE_UNREACHABLE when the remote cannot be reached.
+ * The commit the source's ref points at now, for a cheap up-to-date check, with the listing it
+ * was read from: a fetch that follows passes it on (FetchOptions.listing) instead of asking the
+ * remote again. A full commit id pins the source, so it is returned without any network call
+ * (and no listing). Null when the ref no longer exists; SOURCE_UNREACHABLE when the remote
+ * cannot be reached.
  */
-export async function remoteCommit(src: GitSourceSpec, opts: GitCallOptions = {}): Promise<string | null> {
+export async function remoteCommit(src: GitSourceSpec, opts: GitCallOptions = {}): Promise<{ commit: string | null; listing?: LsRemoteListing }> {
   validateSource(src, opts);
-  if (src.ref !== undefined && isFullCommitSha(src.ref)) return src.ref.toLowerCase();
+  if (src.ref !== undefined && isFullCommitSha(src.ref)) return { commit: src.ref.toLowerCase() };
   const listing = await lsRemote(src.url, lsRemotePatterns(src.ref), opts);
-  return resolveRefIn(listing, src.ref)?.commit ?? null;
+  return { commit: resolveRefIn(listing, src.ref)?.commit ?? null, listing };
 }
 
 export interface GithubMeta {

@@ -19,6 +19,7 @@ import {
   type GitSourceSpec,
   type GithubMeta,
   type GithubMetaOptions,
+  type LsRemoteListing,
 } from './git-remote.js';
 import { BlobReader } from './git-blob-reader.js';
 import { gitError, runGit } from './git-run.js';
@@ -29,7 +30,7 @@ import { githubRepo, normalizePaths, repoDisplayName } from './git-url.js';
 import { type FileWrite, writeFilesSync } from './git-write.js';
 
 export { remoteCommit } from './git-remote.js';
-export type { GitSourceSpec } from './git-remote.js';
+export type { GitSourceSpec, LsRemoteListing } from './git-remote.js';
 
 export interface GitProbe {
   url: string;
@@ -91,6 +92,11 @@ export interface FetchOptions extends GitCallOptions {
    * compressing and writing each again. Best effort: when packing fails the folder is removed.
    */
   packInto?: string;
+  /**
+   * The remote's ls-remote answer for this source's url and ref (remoteCommit), read by the
+   * caller just before: the fetch resolves the ref in it instead of a second round trip.
+   */
+  listing?: LsRemoteListing;
 }
 
 /**
@@ -250,7 +256,7 @@ export async function fetchGitSource(src: GitSourceSpec, destDir: string, opts: 
   const maxFileBytes = opts.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES;
   const maxFiles = opts.maxFiles ?? Number.POSITIVE_INFINITY;
   const root = resolve(destDir);
-  const state = await remoteState(src, opts);
+  const state = await remoteState(src, opts, opts.listing);
 
   return withSnapshot(src.url, state.resolved.fetchTarget, paths, opts, async (snap) => {
     const { candidates, skipped, missing, sizes } = snap;

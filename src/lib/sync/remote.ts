@@ -4,7 +4,8 @@
  * last fetched" question refresh and watch ask (no network: the remote-tracking ref as it is).
  */
 import { TkomaError } from '../errors.js';
-import { git, gitSync } from '../root-git.js';
+import { git, gitSync, readConfig } from '../root-git.js';
+import { readRootGitState } from '../root-state.js';
 
 export interface Upstream {
   branch: string;
@@ -15,18 +16,12 @@ export interface Upstream {
   trackingRef: string;
 }
 
-function configValue(root: string, key: string): string | null {
-  try {
-    return gitSync(root, ['config', '--get', key]).trim() || null;
-  } catch {
-    return null;
-  }
-}
-
 /** The upstream of `branch`, or null when the branch has none and there is no `origin`. */
 export function findUpstream(root: string, branch: string): Upstream | null {
-  let remote = configValue(root, `branch.${branch}.remote`);
-  let merge = configValue(root, `branch.${branch}.merge`);
+  // Both keys from one git process (a `git config --get` each before), trimmed as their output was.
+  const config = readConfig(root, [`branch.${branch}.remote`, `branch.${branch}.merge`]);
+  let remote = config.get(`branch.${branch}.remote`)?.trim() || null;
+  let merge = config.get(`branch.${branch}.merge`)?.trim() || null;
   if (!remote || remote === '.') {
     const remotes = gitSync(root, ['remote']).split('\n').map((s) => s.trim());
     if (!remotes.includes('origin')) return null;
@@ -81,7 +76,8 @@ export function commitsBetween(root: string, from: string | null, to: string | n
  */
 export function behindRemote(root: string): { behind: number; upstream: string; message: string } | null {
   try {
-    const head = gitSync(root, ['symbolic-ref', '-q', '--short', 'HEAD']).trim();
+    // The branch from git's HEAD file, as mutations read it (root-state.ts), not a `git symbolic-ref`.
+    const head = readRootGitState(root, { unmerged: false }).branch;
     if (!head) return null;
     const up = findUpstream(root, head);
     if (!up) return null;

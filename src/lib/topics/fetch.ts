@@ -13,7 +13,7 @@ import { asTkomaError, TkomaError } from '../errors.js';
 import type { Progress } from '../progress.js';
 import { DEFAULT_MAX_FINDINGS, detectHiddenText, detectInjection } from '../safety/injection.js';
 import { type Budget, CAP_REASONS, DEFAULT_LIMITS, effectiveLimits, type Limits, type LimitsOverride } from '../safety/limits.js';
-import { fetchGitSource } from '../sources/git.js';
+import { fetchGitSource, type LsRemoteListing } from '../sources/git.js';
 import { resolveVersionTag } from '../sources/git-version.js';
 import { npmFolder } from '../sources/npm/names.js';
 import { fetchNpmSource, type NpmResolved, npmSourceFields } from '../sources/npm/npm.js';
@@ -393,8 +393,11 @@ export async function fetchOneSource(
   budget: Budget = budgetFor(limits),
   naming: Naming = { book: new NameBook() },
   packInto?: string,
-  /** npm: the version a refresh's check just resolved (saves asking the registry again). */
-  resolved?: NpmResolved,
+  /**
+   * What a refresh's up-to-date check just read, so the fetch does not ask again: `npm`, the
+   * version the registry resolved; `listing`, a git remote's ls-remote answer for this url and ref.
+   */
+  checked: { npm?: NpmResolved; listing?: LsRemoteListing } = {},
 ): Promise<FetchedSource> {
   const fetchedAt = new Date().toISOString();
   const out: FetchedSource = { source: { ...src }, ok: false, files: [], skipped: [] };
@@ -420,6 +423,8 @@ export async function fetchOneSource(
         ...(limits.policy ? { policy: limits.policy } : {}),
         onFile: (path, data) => facts.set(path, factsOf(data)),
         ...(packInto ? { packInto } : {}),
+        // Only for the ref it was read for: a version range fetches the tag it resolves to.
+        ...(checked.listing && !tag ? { listing: checked.listing } : {}),
       });
       out.source.commit = res.commit;
       if (tag) out.source.ref = tag;
@@ -452,7 +457,7 @@ export async function fetchOneSource(
         keepExisting: true,
         ...(limits.policy ? { policy: limits.policy } : {}),
         onFile: (path, data) => facts.set(path, factsOf(data)),
-        ...(resolved ? { resolved } : {}),
+        ...(checked.npm ? { resolved: checked.npm } : {}),
       });
       Object.assign(out.source, npmSourceFields(res.resolved));
       appendAll(out.skipped, res.skipped.map((s) => ({ path: `${prefix}/${s.path}`, reason: s.reason, source: src.url, ...(s.bytes !== undefined ? { bytes: s.bytes } : {}) })));

@@ -10,7 +10,7 @@ import { appendAll } from '../append.js';
 import type { Progress } from '../progress.js';
 import type { Limits } from '../safety/limits.js';
 import { asTkomaError } from '../errors.js';
-import { remoteCommit } from '../sources/git.js';
+import { type LsRemoteListing, remoteCommit } from '../sources/git.js';
 import { resolveVersionTag } from '../sources/git-version.js';
 import { type NpmResolved, npmSourceFields, resolveNpmSource } from '../sources/npm/npm.js';
 import { isFullCommitSha, repoDisplayName } from '../sources/git-url.js';
@@ -99,6 +99,7 @@ export async function fetchUpstream(root: string, id: string, staging: string, o
         }
         const ref = followedRef(src);
         let resolved: NpmResolved | undefined;
+        let listing: LsRemoteListing | undefined;
         if (src.type === 'npm') {
           // One registry document: an exact version stays, a range or dist-tag moves to its newest match.
           update('checking the registry');
@@ -120,11 +121,14 @@ export async function fetchUpstream(root: string, id: string, staging: string, o
           }
         } else if (src.type === 'git') {
           update('checking upstream');
-          const remote = await remoteCommit({ url: src.url, ref }, { policy: fetch.policy }).catch(() => undefined);
+          const checked = await remoteCommit({ url: src.url, ref }, { policy: fetch.policy }).catch(() => undefined);
+          const remote = checked?.commit;
           if (remote && remote === src.commit) return { kind: 'up_to_date', remote };
+          // The fetch below resolves the ref in this answer: one ls-remote per refresh, not two.
+          listing = checked?.listing;
           if (remote === null && ref !== src.ref) {
             // The branch (tag) is gone; say so, and whether the other kind of that name exists.
-            const other = await remoteCommit({ url: src.url, ref: src.ref }, { policy: fetch.policy }).catch(() => null);
+            const other = (await remoteCommit({ url: src.url, ref: src.ref }, { policy: fetch.policy }).catch(() => null))?.commit;
             const otherRef = `refs/${src.ref_kind === 'tag' ? 'heads' : 'tags'}/${src.ref}`;
             return {
               kind: 'ref_gone',
@@ -136,7 +140,7 @@ export async function fetchUpstream(root: string, id: string, staging: string, o
         }
         const dir = join(staging, String(i));
         const spec = src.type === 'npm' || src.version ? versionSpec(src) : { type: src.type, url: src.url, ...(ref ? { ref } : {}), ...(src.paths ? { paths: src.paths } : {}), ...(src.crawl ? { crawl: src.crawl } : {}) };
-        const fetched = await fetchOneSource(spec, prefixes[i], dir, fetch, update, budgetExcept(i), namingFor(i), undefined, resolved);
+        const fetched = await fetchOneSource(spec, prefixes[i], dir, fetch, update, budgetExcept(i), namingFor(i), undefined, { npm: resolved, listing });
         if (fetched.ok) {
           holding[i] = fetched.files;
           appendAll(claimedNow, fetched.files.map((rec) => rec.path));
