@@ -9,7 +9,7 @@ import { join, relative } from 'node:path';
 
 import { expect } from 'vitest';
 
-import { BIN, binEnv, cli, type CliResult, git } from './fixtures.js';
+import { BIN, binEnv, cli, cliCallTimer, type CliResult, git } from './fixtures.js';
 
 export interface Running {
   child: ChildProcess;
@@ -20,6 +20,7 @@ export interface Running {
 
 /** Like fixtures.cli, but returns at once so the test can signal the process. */
 export function start(args: string[], opts: { root: string; env?: Record<string, string> }): Running {
+  const ended = cliCallTimer(args);
   const child = spawn(process.execPath, [BIN, ...args, '--root', opts.root], {
     env: binEnv(opts.env),
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -40,6 +41,7 @@ export function start(args: string[], opts: { root: string; env?: Record<string,
   const done = new Promise<CliResult & { signal: NodeJS.Signals | null }>((resolve, reject) => {
     child.on('error', reject);
     child.on('close', (code, signal) => {
+      ended(code ?? signal);
       let json: unknown;
       try {
         json = JSON.parse(stdout);

@@ -1,11 +1,13 @@
 /** Real fixtures for end-to-end tests: git repositories, an HTTP server, the built CLI. */
 import { execFileSync, spawn } from 'node:child_process';
-import { appendFileSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { dirname, join, relative, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
+
+import { expect } from 'vitest';
 
 export const PROJECT = resolve(import.meta.dirname, '..', '..');
 export const BIN = join(PROJECT, 'bin', 'run.cjs');
@@ -105,6 +107,41 @@ export function binEnv(extra: Record<string, string> = {}): Record<string, strin
   return env;
 }
 
+let commandIds: Set<string> | undefined;
+
+/** The command a call ran (`topic create`): the longest run of leading words the manifest names. */
+function commandWords(args: string[]): string {
+  commandIds ??= new Set(Object.keys((JSON.parse(readFileSync(join(PROJECT, 'oclif.manifest.json'), 'utf8')) as { commands: object }).commands).map((id) => id.replace(/:/g, ' ')));
+  let best = '';
+  for (let n = 1; n <= Math.min(3, args.length); n++) {
+    const words = args.slice(0, n).join(' ');
+    if (commandIds.has(words)) best = words;
+  }
+  return best || args.find((a) => a.startsWith('-')) || '(none)';
+}
+
+/**
+ * Opt-in measurement of where the suite's time goes: with TKOMA_TEST_CLI_LOG=FILE set, each real
+ * CLI call the helpers spawn appends one JSON line (test file, command words, wall ms, exit code).
+ * Returns the function to call when the process has ended; a no-op without the variable.
+ */
+export function cliCallTimer(args: string[]): (code: number | string | null) => void {
+  const log = process.env.TKOMA_TEST_CLI_LOG;
+  if (!log) return () => {};
+  const started = performance.now();
+  const state = expect.getState();
+  return (code) => {
+    const line = {
+      file: state.testPath ? relative(PROJECT, state.testPath) : '(unknown)',
+      test: state.currentTestName ?? '(hook)',
+      command: commandWords(args),
+      ms: Math.round(performance.now() - started),
+      code,
+    };
+    appendFileSync(log, `${JSON.stringify(line)}\n`);
+  };
+}
+
 export interface CliResult {
   code: number;
   stdout: string;
@@ -114,6 +151,7 @@ export interface CliResult {
 
 /** Runs the built binary (node bin/run.cjs) as a user would. */
 export function cli(args: string[], opts: { root?: string; env?: Record<string, string>; input?: string; cwd?: string } = {}): Promise<CliResult> {
+  const ended = cliCallTimer(args);
   return new Promise((resolvePromise, reject) => {
     const child = spawn(process.execPath, [BIN, ...args, ...(opts.root ? ['--root', opts.root] : [])], {
       env: binEnv(opts.env),
@@ -126,6 +164,7 @@ export function cli(args: string[], opts: { root?: string; env?: Record<string, 
     child.stderr.on('data', (d) => (stderr += d));
     child.on('error', reject);
     child.on('close', (code) => {
+      ended(code);
       let json: unknown;
       try {
         json = JSON.parse(stdout);
