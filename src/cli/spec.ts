@@ -67,6 +67,23 @@ export const TOPIC_LIST_SPEC = {
   },
 } as const satisfies CommandSpec;
 
+/**
+ * The part of `topic create` the fast path answers (cli/creating.ts): a ghost's whole request as
+ * JSON. Any other flag (--title, --git, …) is left to oclif, whose definitions name them all.
+ */
+export const TOPIC_CREATE_FAST_SPEC = {
+  args: [],
+  flags: {
+    input: INPUT_FLAG_SPEC,
+    approve: { type: 'string', description: 'Approval token from phase 1 (only when `[approval] mode = "token"`).' },
+    yes: { type: 'boolean', description: "Operator's explicit approval: fetch without a token.", default: false },
+    'dry-run': { type: 'boolean', description: 'Show what would be fetched and skipped, and the estimated chunks and time; write nothing.', default: false },
+    ghost: { type: 'string', description: 'Ghost (agent) making the change: the commit author.' },
+    model: { type: 'string', description: 'Model behind the ghost, recorded in the commit author.' },
+    embedder: EMBEDDER_FLAG_SPEC,
+  },
+} as const satisfies CommandSpec;
+
 /** `mcp` (cli/mcp.ts); here so the fast path parses it before loading the server. */
 export const MCP_SPEC = {
   args: [],

@@ -4,12 +4,12 @@
  * TKOMA_REF_NO_FAST_PATH), and the trace shows oclif was really skipped.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { allowLocalSources, BIN, cli, makeRepo, PROJECT, tmpDir } from '../helpers/fixtures.js';
+import { allowLocalSources, BIN, cli, type CliResult, git, makeRepo, PROJECT, tmpDir } from '../helpers/fixtures.js';
 
 const tmp = tmpDir();
 afterAll(() => tmp.cleanup());
@@ -82,6 +82,81 @@ describe('topic list on the fast path', () => {
     expect(r.status).toBe(0);
     expect(JSON.parse(r.stdout).map((t: { topic_id: string }) => t.topic_id)).toEqual(['topic-listed', 'topic-bad']);
     expect(r.stderr).toContain('topic-bad');
+    expect(r.loaded.filter((m) => m.includes('@oclif/core'))).toEqual([]);
+  });
+});
+
+describe('topic create --json --input on the fast path', () => {
+  const template = join(tmp.path, 'create-template');
+  let url = '';
+  let roots = 0;
+  /** A fresh copy of one root with nothing created yet: each side of a comparison gets its own. */
+  const fresh = (): string => {
+    const root = join(tmp.path, `create-${roots++}`);
+    cpSync(template, root, { recursive: true });
+    return root;
+  };
+  /** Commit ids, request ids and times differ between two runs; everything else must not. */
+  const same = (r: CliResult) => {
+    const id = (s: string) => (typeof r.json?.request_id === 'string' ? s.split(r.json.request_id).join('<id>') : s);
+    return { ...r, json: undefined, stdout: unstable(id(r.stdout)), stderr: unstable(id(r.stderr)) };
+  };
+  const unstable = (s: string) => s.replace(/\b[0-9a-f]{40}\b/g, '<commit>').replace(/commit [0-9a-f]{7}\b/g, 'commit <short>').replace(/\(\d+(\.\d+)?m?s\)/g, '(<secs>)').replace(/\d{4}-\d\d-\d\dT[\d:.]+Z/g, '<time>').replace(/"elapsed_ms":\d+/g, '"elapsed_ms":<n>');
+
+  beforeAll(async () => {
+    await cli(['init'], { root: template });
+    allowLocalSources(template);
+    url = makeRepo(join(tmp.path, 'create-up'), { 'README.md': '# Made\n\nText.\n', 'docs/a.md': '# A\n\nMore.\n' }).url;
+  });
+
+  const request = (extra: Record<string, unknown> = {}) => JSON.stringify({ topic_id: 'made', title: 'Made', sources: [{ type: 'git', url }], ...extra });
+  const cases: { name: string; args: () => string[]; input?: string }[] = [
+    { name: 'created (--yes)', args: () => ['topic', 'create', '--yes', '--json', '--input', request()] },
+    { name: 'created, request on stdin', args: () => ['topic', 'create', '--json', '--yes', '--input', '-'], input: request() },
+    { name: 'approval required (exit 4, line on stderr)', args: () => ['topic', 'create', '--json', '--input', request()] },
+    { name: 'dry run', args: () => ['topic', 'create', '--json', '--dry-run', '--input', request()] },
+    { name: 'ghost and model from flags', args: () => ['topic', 'create', '--json', '--yes', '--ghost', 'g1', '--model', 'm1', '--input', request()] },
+    { name: 'a refused request', args: () => ['topic', 'create', '--json', '--yes', '--input', request({ title: '' })] },
+    { name: 'input that is not JSON', args: () => ['topic', 'create', '--json', '--input', 'nope'] },
+    // Handed to oclif: the same answer either way.
+    { name: 'a flag the fast path leaves to oclif', args: () => ['topic', 'create', '--json', '--yes', '--tag', 'x', '--input', request()] },
+    { name: 'without --json', args: () => ['topic', 'create', '--yes', '--input', request()] },
+    { name: 'an unknown flag', args: () => ['topic', 'create', '--json', '--bogus', '--input', request()] },
+  ];
+
+  for (const { name, args, input } of cases) {
+    it(`${name}: answers and commits as oclif does`, async () => {
+      const [a, b] = [fresh(), fresh()];
+      const fast = await cli(args(), { root: a, ...(input ? { input } : {}) });
+      const slow = await cli(args(), { root: b, env: { TKOMA_REF_NO_FAST_PATH: '1' }, ...(input ? { input } : {}) });
+      expect(same(fast)).toEqual(same(slow));
+      // The same files committed; topic.md the same but for its times.
+      expect(git(a, 'ls-tree', '-r', '--name-only', 'HEAD')).toBe(git(b, 'ls-tree', '-r', '--name-only', 'HEAD'));
+      const note = (root: string) => (existsSync(join(root, 'references', 'made', 'topic.md')) ? unstable(readFileSync(join(root, 'references', 'made', 'topic.md'), 'utf8')) : null);
+      expect(note(a)).toBe(note(b));
+      expect(git(a, 'log', '--format=%an <%ae> %s')).toBe(git(b, 'log', '--format=%an <%ae> %s'));
+    });
+  }
+
+  it('ghost and model from the environment, as oclif reads them', async () => {
+    const [a, b] = [fresh(), fresh()];
+    const env = { TKOMA_REF_GHOST: 'env-ghost', TKOMA_REF_MODEL: 'env-model' };
+    expect((await cli(['topic', 'create', '--json', '--yes', '--input', request()], { root: a, env })).code).toBe(0);
+    expect((await cli(['topic', 'create', '--json', '--yes', '--input', request()], { root: b, env: { ...env, TKOMA_REF_NO_FAST_PATH: '1' } })).code).toBe(0);
+    expect(git(a, 'log', '-1', '--format=%an <%ae>')).toBe(git(b, 'log', '-1', '--format=%an <%ae>'));
+    expect(git(a, 'log', '-1', '--format=%an')).toContain('env-ghost');
+  });
+
+  it('answers with no root as oclif does', async () => {
+    const args = ['topic', 'create', '--json', '--yes', '--input', request(), '--root', join(tmp.path, 'nowhere')];
+    expect(await cli(args)).toEqual(await cli(args, { env: { TKOMA_REF_NO_FAST_PATH: '1' } }));
+  });
+
+  it('creates without loading oclif', () => {
+    const root = fresh();
+    const r = run(['topic', 'create', '--json', '--yes', '--input', request(), '--root', root], { TKOMA_REF_EMBEDDER: 'none' });
+    expect(r.status, r.stdout + r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout)).toMatchObject({ status: 'created', topic_id: 'made', file_count: 2 });
     expect(r.loaded.filter((m) => m.includes('@oclif/core'))).toEqual([]);
   });
 });

@@ -1,15 +1,10 @@
-import { readFileSync } from 'node:fs';
-
 import { Flags } from '@oclif/core';
 
-import { assignDefined, authorFlags, BaseCommand, embedderFlag, inputFlag, wholeNumberFlag } from '../../cli/base.js';
+import { authorFlags, BaseCommand, embedderFlag, inputFlag, wholeNumberFlag } from '../../cli/base.js';
+import { runTopicCreate, type TopicCreateAnswer, type TopicCreateFlags, topicCreateExitCode } from '../../cli/creating.js';
 import { paint } from '../../cli/render.js';
-import { EXIT, TkomaError } from '../../lib/errors.js';
-import { MAX_PAGES_CAP_SETTING } from '../../lib/sources/crawl/options.js';
-import { maxPagesCapOf } from '../../lib/store/config.js';
-import { type ApprovalRequired, type CreateResult, createTopic } from '../../lib/topics/create.js';
+import type { ApprovalRequired } from '../../lib/topics/create.js';
 import type { CreateDryRun } from '../../lib/topics/dry-run.js';
-import { flagNames, validateCreateRequest } from '../../lib/topics/request.js';
 import { skipLines } from '../../lib/topics/skip-report.js';
 import { countOf, formatBytes } from '../../lib/topics/summary.js';
 
@@ -52,61 +47,17 @@ Several sources, or refs and paths per source: use --input JSON.`;
     ...embedderFlag,
   };
 
-  protected async execute(): Promise<ApprovalRequired | CreateResult | CreateDryRun> {
-    const f = this.flags;
-    const raw = this.readInput(f.input);
-    if ((f.ref || f.path) && (f.git?.length ?? 0) !== 1) {
-      throw new TkomaError('INVALID_INPUT', '--ref and --path apply to exactly one --git source; use --input for several');
-    }
-    const root = this.root();
-    const maxPagesCap = await maxPagesCapOf(root);
-    const crawl = crawlFlags(f, maxPagesCap);
-    const flagSources = [
-      ...(f.git ?? []).map((url) => assignDefined({ type: 'git', url }, { ref: f.ref, paths: f.path })),
-      ...(f.web ?? []).map((url) => (crawl ? { type: 'web', url, crawl } : { type: 'web', url })),
-      ...(f.npm ?? []).map(npmFlagSource),
-    ];
-    if (flagSources.length) raw.sources = [...((raw.sources as unknown[]) ?? []), ...flagSources];
-    assignDefined(raw, {
-      title: f.title,
-      body: f['body-file'] ? readFileSync(f['body-file'], 'utf8') : f.body,
-      tags: f.tag,
-      max_age_days: f['max-age-days'],
-      trust_score: f['trust-score'],
-      topic_id: f['topic-id'],
+  protected async execute(): Promise<TopicCreateAnswer> {
+    return runTopicCreate(this.flags as TopicCreateFlags, {
+      canAsk: () => this.canAsk(),
+      confirm: (question) => this.confirm(question),
+      progress: () => this.progress(),
+      approvalText: (r) => this.approvalText(r),
     });
-    const names = {
-      ...flagNames(f, { title: 'title', body: 'body', tags: 'tag', max_age_days: 'max-age-days', trust_score: 'trust-score', topic_id: 'topic-id' }),
-      ...(f['body-file'] ? { body: '--body-file' } : {}),
-    };
-    const req = validateCreateRequest(raw, names, { maxPagesCap });
-    if (f['dry-run']) {
-      const { dryRunCreate } = await import('../../lib/topics/dry-run.js');
-      return dryRunCreate(root, req, await this.progress());
-    }
-    const author = { ghost: f.ghost, model: f.model };
-    // An operator at a terminal is asked here; a ghost (no terminal, or --json) gets a pending request.
-    const atTerminal = this.canAsk();
-    let result: ApprovalRequired | CreateResult;
-    try {
-      result = await createTopic(root, req, { approve: f.approve, yes: f.yes, author, embedderFlag: f.embedder, progress: await this.progress(), ...(atTerminal ? { record: false } : {}) });
-    } catch (err) {
-      // The gateway's line for a denial, beside the error itself.
-      if (err instanceof TkomaError && typeof err.details.approval_line === 'string') process.stderr.write(err.details.approval_line + '\n');
-      throw err;
-    }
-    if (result.status !== 'approval_required') return result;
-    if (atTerminal) {
-      process.stderr.write(this.approvalText(result) + '\n');
-      if (!(await this.confirm('Approve?'))) throw new TkomaError('DECLINED', `not created: ${result.topic_id} was not approved`, { topic_id: result.topic_id });
-      return createTopic(root, req, { yes: true, author, embedderFlag: f.embedder, progress: await this.progress() });
-    }
-    process.stderr.write(result.approval_line + '\n');
-    return result;
   }
 
-  protected exitCodeFor(result: ApprovalRequired | CreateResult | CreateDryRun): number {
-    return result.status === 'approval_required' ? EXIT.APPROVAL_REQUIRED : 0;
+  protected exitCodeFor(result: TopicCreateAnswer): number {
+    return topicCreateExitCode(result);
   }
 
   private approvalText(r: ApprovalRequired): string {
@@ -133,7 +84,7 @@ Several sources, or refs and paths per source: use --input JSON.`;
     ].join('\n');
   }
 
-  protected renderHuman(r: ApprovalRequired | CreateResult | CreateDryRun): string {
+  protected renderHuman(r: TopicCreateAnswer): string {
     if (r.status === 'dry_run') return this.dryRunText(r);
     if (r.status === 'approval_required') {
       const how = r.token
@@ -159,31 +110,8 @@ Several sources, or refs and paths per source: use --input JSON.`;
   }
 }
 
-type CrawlFlagValues = { crawl: boolean; web?: string[]; 'max-pages'?: number; 'max-depth'?: number; 'crawl-scope'?: string; 'crawl-include'?: string[]; 'crawl-exclude'?: string[] };
-
-/** The `crawl` object the crawl flags describe, or undefined without --crawl (its bounds alone are an error). */
-function crawlFlags(f: CrawlFlagValues, maxPagesCap: number): Record<string, unknown> | undefined {
-  const bounds = (['max-pages', 'max-depth', 'crawl-scope', 'crawl-include', 'crawl-exclude'] as const).filter((k) => f[k] !== undefined);
-  if (!f.crawl) {
-    if (bounds.length > 0) throw new TkomaError('INVALID_INPUT', `--${bounds[0]} applies to a crawl: add --crawl`, { field: `--${bounds[0]}` });
-    return undefined;
-  }
-  if (!f.web?.length) throw new TkomaError('INVALID_INPUT', '--crawl applies to the --web URLs: give the site\'s start URL with --web', { field: '--crawl' });
-  const max = f['max-pages'];
-  if (max !== undefined && max > maxPagesCap) {
-    throw new TkomaError('INVALID_INPUT', `--max-pages is ${max}, over the cap of ${maxPagesCap} (raise \`${MAX_PAGES_CAP_SETTING}\` in tkoma-ref.toml)`, { field: '--max-pages', cap: maxPagesCap, setting: MAX_PAGES_CAP_SETTING });
-  }
-  return assignDefined({}, { scope: f['crawl-scope'], include: f['crawl-include'], exclude: f['crawl-exclude'], max_pages: f['max-pages'], max_depth: f['max-depth'] });
-}
-
 /** Every URL in full and local paths marked: what the operator approves, source by source. */
 function sourceLines(s: ApprovalRequired['sources'][number]): string[] {
   const ref = s.ref ?? s.default_branch;
   return [`  - ${s.display_name}${s.type === 'git' && ref ? ` @ ${ref}` : ''}${s.paths ? ` (paths: ${s.paths.join(', ')})` : ''}`];
-}
-
-/** `zod@3.23.8`, `@scope/name@^1`, `zod` → an npm source (the version after the last `@` that is not the scope's). */
-function npmFlagSource(spec: string): Record<string, string> {
-  const at = spec.lastIndexOf('@');
-  return at > 0 ? { type: 'npm', package: spec.slice(0, at), version: spec.slice(at + 1) } : { type: 'npm', package: spec };
 }
