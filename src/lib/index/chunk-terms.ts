@@ -28,48 +28,23 @@ export interface PackedTerms {
   tfs: Float32Array;
 }
 
-/** A growable typed array, filled from the start and cut to its length when a batch is taken. */
-class Column<T extends Float64Array<ArrayBuffer> | Uint32Array<ArrayBuffer> | Float32Array<ArrayBuffer>> {
-  length = 0;
-  constructor(public data: T) {}
-
-  push(v: number): void {
-    if (this.length === this.data.length) {
-      const grown = new (this.data.constructor as new (n: number) => T)(this.data.length * 2);
-      grown.set(this.data);
-      this.data = grown;
-    }
-    this.data[this.length++] = v;
-  }
-
-  /** The values pushed since the last take, in an array of their own; starts again. */
-  take(): T {
-    const out = this.data.slice(0, this.length) as T;
-    this.length = 0;
-    return out;
-  }
-}
-
 /** The worker side: counts whole files' chunks and packs each batch's terms for the main thread. */
 export class ChunkTermPacker {
   private readonly counter = new TermCounter(Float64Array.from(DEFAULT_BUILD.fieldWeights));
   /** Terms of the numbering already sent (the main thread keeps them in order). */
   private sent = 0;
-  private readonly docLen = new Column(new Float64Array(1 << 8));
-  private readonly docTerms = new Column(new Uint32Array(1 << 8));
-  private readonly terms = new Column(new Uint32Array(1 << 14));
-  /** Stored as float32 when pushed: the rounding a segment's tfs get. */
-  private readonly tfs = new Column(new Float32Array(1 << 14));
+  private docLen: number[] = [];
+  private docTerms: number[] = [];
+  private terms: number[] = [];
+  private tfs: number[] = [];
 
   /** Counts every chunk of the file at `path`, in order. */
   addFile(path: string, chunks: readonly Chunk[]): void {
     const { counter } = this;
     for (const c of chunks) {
       this.docLen.push(counter.count(lexicalFields(c, path, c.text)));
-      const { ids, length } = counter.touched;
-      this.docTerms.push(length);
-      for (let i = 0; i < length; i++) {
-        const t = ids[i]!;
+      this.docTerms.push(counter.touched.length);
+      for (const t of counter.touched) {
         this.terms.push(t);
         this.tfs.push(counter.takeTf(t));
       }
@@ -87,11 +62,16 @@ export class ChunkTermPacker {
     const packed: PackedTerms = {
       newTerms: fresh.join(''),
       newTermEnds,
-      docLen: this.docLen.take(),
-      docTerms: this.docTerms.take(),
-      terms: this.terms.take(),
-      tfs: this.tfs.take(),
+      docLen: Float64Array.from(this.docLen),
+      docTerms: Uint32Array.from(this.docTerms),
+      terms: Uint32Array.from(this.terms),
+      // Float32Array.from rounds each float64 tf once, as storing it in a segment would.
+      tfs: Float32Array.from(this.tfs),
     };
+    this.docLen = [];
+    this.docTerms = [];
+    this.terms = [];
+    this.tfs = [];
     const transfer = [packed.newTermEnds, packed.docLen, packed.docTerms, packed.terms, packed.tfs].map((a) => a.buffer as ArrayBuffer);
     return { packed, transfer };
   }

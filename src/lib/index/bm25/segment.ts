@@ -102,8 +102,7 @@ export class SegmentBuilder {
     const d = this.newDoc(doc.id);
     const { counter, stream } = this;
     this.setLength(d, counter.count(doc.fields));
-    const { ids, length } = counter.touched;
-    for (let i = 0; i < length; i++) stream.push(ids[i]!, counter.takeTf(ids[i]!));
+    for (const t of counter.touched) stream.push(t, counter.takeTf(t));
     stream.endDoc(d);
   }
 

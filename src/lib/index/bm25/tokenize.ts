@@ -171,10 +171,9 @@ function isPlain(word: string): boolean {
   return true;
 }
 
-/** Appends a word's raw tokens (the word is one of WORD's matches) to `tokens`. */
-function wordTokenizer(options: TokenizerOptions): (word: string, tokens: string[]) => void {
+export function createTokenizer(options: TokenizerOptions = DEFAULT_TOKENIZER): (text: string) => string[] {
   const { joinIdentifiers, keepCompounds, splitDigits } = options;
-  return (word: string, tokens: string[]): void => {
+  const addWord = (word: string, tokens: string[]): void => {
     // Fast path: most words in prose and code are one plain part; skip the splitting.
     if (isPlain(word)) {
       tokens.push(word);
@@ -188,65 +187,34 @@ function wordTokenizer(options: TokenizerOptions): (word: string, tokens: string
     }
     if (keepCompounds && segments.length > 1) tokens.push(word);
   };
-}
-
-/** Where nextWord found a word: text[start, end), or `word` itself when WORD's regex found it. */
-export interface WordCursor {
-  start: number;
-  end: number;
-  /** The word when it has characters beyond ASCII (the regex cut it); null: text.slice(start, end). */
-  word: string | null;
-}
-
-/**
- * Moves `at` to the next of WORD's matches in `text` from at.end on; false when there is none.
- * ASCII words are found by scanning (WORD's Unicode classes cost as much as all the rest of
- * tokenizing) and left uncut; from any other character on, WORD itself finds the word.
- */
-export function nextWord(text: string, at: WordCursor): boolean {
-  const n = text.length;
-  let i = at.end;
-  while (i < n) {
-    const c = text.charCodeAt(i);
-    if (c < 128 && !isAsciiWordChar(c)) {
-      i++;
-      continue;
-    }
-    const end = c < 128 ? asciiWordEnd(text, i) : -1;
-    if (end >= 0) {
-      at.start = i;
-      at.end = end;
-      at.word = null;
-      return true;
-    }
-    // Shared, but nothing runs between setting lastIndex and exec().
-    WORD.lastIndex = i;
-    const m = WORD.exec(text);
-    if (m === null) break;
-    at.start = m.index;
-    at.end = WORD.lastIndex;
-    at.word = m[0];
-    return true;
-  }
-  at.end = n;
-  return false;
-}
-
-export function createTokenizer(options: TokenizerOptions = DEFAULT_TOKENIZER): (text: string) => string[] {
-  const addWord = wordTokenizer(options);
   return (text: string): string[] => {
     const tokens: string[] = [];
-    const at: WordCursor = { start: 0, end: 0, word: null };
-    while (nextWord(text, at)) addWord(at.word ?? text.slice(at.start, at.end), tokens);
+    const n = text.length;
+    let i = 0;
+    while (i < n) {
+      const c = text.charCodeAt(i);
+      if (c < 128 && !isAsciiWordChar(c)) {
+        i++;
+        continue;
+      }
+      // The words of WORD's matches, found by scanning ASCII (WORD's Unicode classes cost as much
+      // as all the rest of tokenizing); from any other character on, WORD itself finds the word.
+      const end = c < 128 ? asciiWordEnd(text, i) : -1;
+      if (end >= 0) {
+        addWord(text.slice(i, end), tokens);
+        i = end;
+        continue;
+      }
+      // Shared, but nothing runs between setting lastIndex and exec().
+      WORD.lastIndex = i;
+      const m = WORD.exec(text);
+      if (m === null) break;
+      addWord(m[0], tokens);
+      i = WORD.lastIndex;
+    }
     return tokens;
   };
 }
-
-/**
- * The raw tokens of one word (a match of WORD, as nextWord finds them) with the default options:
- * tokenize(text) is wordTokens of each of text's words in turn.
- */
-export const wordTokens: (word: string, tokens: string[]) => void = wordTokenizer(DEFAULT_TOKENIZER);
 
 const isAsciiWordChar = (c: number): boolean => isLower(c) || isUpper(c) || isDigit(c) || c === 95;
 
