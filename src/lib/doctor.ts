@@ -138,8 +138,11 @@ export async function runDoctor(root: string, opts: { bin?: string } = {}): Prom
   } catch (err) {
     checks.push({ name: 'root', status: 'fail', message: `${root}: git cannot read the repository (${(err as Error).message.split('\n')[0]})`, hint: 'run `git status` there to see why' });
   }
+  // The conflicted files gitStateCheck found, for the index check: not a second `ls-files -u` and `git grep`.
+  let conflicts: string[] | undefined;
   if (head) {
-    const gitState = await gitStateCheck(root);
+    const { check: gitState, conflicts: found } = await gitStateCheck(root);
+    conflicts = found;
     checks.push({
       name: 'root',
       status: dirty.length ? 'warn' : 'ok',
@@ -168,7 +171,7 @@ export async function runDoctor(root: string, opts: { bin?: string } = {}): Prom
 
   try {
     const { indexStatusWithVectors } = await import('./vectors/status.js');
-    const s = await indexStatusWithVectors(root);
+    const s = await indexStatusWithVectors(root, conflicts);
     const pending = s.pending.added + s.pending.changed + s.pending.removed;
     checks.push({
       name: 'index',
@@ -212,10 +215,11 @@ async function approvalCheck(root: string, mode: string | undefined): Promise<Ch
  * unmerged paths and files with conflict markers, and the branch against its upstream. Anything
  * that stops mutations (ROOT_BUSY) or serves conflicts is a warning, never a green check.
  */
-async function gitStateCheck(root: string): Promise<Check> {
+async function gitStateCheck(root: string): Promise<{ check: Check; conflicts: string[] }> {
   const { busyReason, conflictedPaths, readRootGitState, upstreamCounts } = await import('./root-state.js');
   const state = readRootGitState(root);
-  const conflicts = await conflictedPaths(root, { deep: true });
+  // The unmerged paths under references/ are among the state's: no second `git ls-files -u`.
+  const conflicts = await conflictedPaths(root, { deep: true, unmerged: state.unmerged });
   const up = await upstreamCounts(root);
   const busy = busyReason(state);
   const where = state.branch ? `on branch ${state.branch}` : 'on a detached HEAD';
@@ -229,10 +233,10 @@ async function gitStateCheck(root: string): Promise<Check> {
     conflicts,
     ...(up ?? {}),
   };
-  if (busy) return { name: 'git-state', status: 'warn', message: `${where}${track}: ${busy.message}`, hint: 'changes answer ROOT_BUSY until then; reading still works', details };
+  if (busy) return { check: { name: 'git-state', status: 'warn', message: `${where}${track}: ${busy.message}`, hint: 'changes answer ROOT_BUSY until then; reading still works', details }, conflicts };
   if (conflicts.length > 0) {
     const shown = conflicts.length <= 3 ? conflicts.join(', ') : `${conflicts.slice(0, 3).join(', ')} and ${conflicts.length - 3} more`;
-    return { name: 'git-state', status: 'warn', message: `${where}${track}; conflict markers in ${shown}`, hint: 'resolve the markers by hand (or `git checkout --theirs/--ours -- <path>`) and commit; search marks those hits conflicted', details };
+    return { check: { name: 'git-state', status: 'warn', message: `${where}${track}; conflict markers in ${shown}`, hint: 'resolve the markers by hand (or `git checkout --theirs/--ours -- <path>`) and commit; search marks those hits conflicted', details }, conflicts };
   }
-  return { name: 'git-state', status: 'ok', message: `${where}${track}, nothing in progress`, details };
+  return { check: { name: 'git-state', status: 'ok', message: `${where}${track}, nothing in progress`, details }, conflicts };
 }

@@ -173,10 +173,12 @@ export function hasConflictMarkers(text: string): boolean {
 /**
  * Conflicted paths under `references/` (root-relative, sorted): unmerged index entries, and with
  * `deep`, tracked files whose work-tree text holds conflict markers (one `git grep`, for doctor
- * and index status; a hand-resolved file committed with its markers still counts).
+ * and index status; a hand-resolved file committed with its markers still counts). `unmerged`:
+ * the whole root's unmerged paths as readRootGitState just read them (then no `git ls-files -u`).
  */
-export async function conflictedPaths(root: string, opts: { deep?: boolean } = {}): Promise<string[]> {
-  const out = new Set(gitDirOf(root) ? unmergedPaths(root, ['references']) : []);
+export async function conflictedPaths(root: string, opts: { deep?: boolean; unmerged?: string[] } = {}): Promise<string[]> {
+  const mine = opts.unmerged?.filter((p) => p === 'references' || p.startsWith('references/'));
+  const out = new Set(mine ?? (gitDirOf(root) ? unmergedPaths(root, ['references']) : []));
   if (opts.deep && gitDirOf(root)) {
     try {
       const { git } = await import('./root-git.js');

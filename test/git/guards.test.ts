@@ -162,6 +162,14 @@ describe('mutations refuse a root whose git is mid-operation (ROOT_BUSY)', () =>
       const check = (doctor.json.checks as { name: string; status: string; details: Record<string, unknown> }[]).find((c) => c.name === 'git-state')!;
       expect(check.status).toBe('warn');
       expect(check.details).toMatchObject(s.state === 'detached' ? { detached: true, operation: null } : { detached: s.state === 'rebase', operation: s.state, conflicted: true });
+      if (s.unmerged) {
+        // Its index check names the conflicted files its git check found (one look serves both).
+        const index = (doctor.json.checks as { name: string; details: { conflicts?: unknown } }[]).find((c) => c.name === 'index')!;
+        expect(index.details.conflicts).toEqual([
+          { topic_id: 't1', path: 'README.md' },
+          { topic_id: 't2', path: 'topic.md' },
+        ]);
+      }
       if (s.unmerged) await expectConflictsVisible(root);
     });
   }

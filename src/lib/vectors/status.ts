@@ -90,13 +90,17 @@ export async function hasVectorWork(root: string): Promise<boolean> {
   return false;
 }
 
-/** `index status`: the index's own figures plus the vector work per topic (what each serves, what is pending, who builds). */
-export async function indexStatusWithVectors(root: string): Promise<IndexStatus & { vector_work: VectorStatus; conflicted?: true; conflicts?: { topic_id: string; path: string }[] }> {
+/**
+ * `index status`: the index's own figures plus the vector work per topic (what each serves, what
+ * is pending, who builds). `known`: the root's conflicted files as conflictedPaths({deep}) just
+ * found them (doctor's git check), so they are not looked for twice.
+ */
+export async function indexStatusWithVectors(root: string, known?: string[]): Promise<IndexStatus & { vector_work: VectorStatus; conflicted?: true; conflicts?: { topic_id: string; path: string }[] }> {
   const status = await indexStatus(root);
   // A rebuilt index records no space until vectors land; the root's recorded embedder is still the answer.
   const embedder = status.embedder ?? (await vectorTarget(root)).key;
   // Files a merge left conflicted are indexed as they are (markers and all): say which.
   const { conflictedPaths, byTopic } = await import('../root-state.js');
-  const conflicts = [...byTopic(await conflictedPaths(root, { deep: true }))].flatMap(([topic_id, paths]) => paths.map((path) => ({ topic_id, path })));
+  const conflicts = [...byTopic(known ?? (await conflictedPaths(root, { deep: true })))].flatMap(([topic_id, paths]) => paths.map((path) => ({ topic_id, path })));
   return { ...status, embedder, vector_work: await vectorStatus(root), ...(conflicts.length ? { conflicted: true as const, conflicts } : {}) };
 }
