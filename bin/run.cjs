@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 'use strict';
 // The installed binary. CommonJS, so a search starts without Node's ES module loader: `search`,
-// `mcp`, `topic list` and `topic create --json --input` with plain arguments run from the
+// `mcp`, `topic list`, `topic create --json --input` and `init --json` with plain arguments run from the
 // code-cached bundle (dist/boot.cjs, src/cli/boot.ts);
 // everything else, and anything unusual, goes to oclif.
 const argv = process.argv.slice(2);
@@ -49,7 +49,7 @@ function version() {
 
 (async () => {
   if (version()) return;
-  if (argv[0] === 'search' || argv[0] === 'mcp' || (argv[0] === 'topic' && (argv[1] === 'list' || argv[1] === 'create'))) {
+  if (argv[0] === 'search' || argv[0] === 'mcp' || argv[0] === 'init' || (argv[0] === 'topic' && (argv[1] === 'list' || argv[1] === 'create'))) {
     const fast = boot();
     if (fast && (await fast.runFastPath(argv))) return;
   }

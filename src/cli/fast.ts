@@ -1,6 +1,6 @@
 /**
- * Start-up fast path for the commands agents call most: `search`, `mcp`, `topic list` and a
- * ghost's `topic create --json --input …` run without loading oclif, which costs ~150–200 ms of a ~350 ms start on this machine. The flags are parsed from the same
+ * Start-up fast path for the commands agents call most: `search`, `mcp`, `topic list`, a
+ * ghost's `topic create --json --input …` and `init --json` run without loading oclif, which costs ~150–200 ms of a ~350 ms start on this machine. The flags are parsed from the same
  * plain specs the oclif command is built from; anything unusual (help, an unknown or repeated
  * flag, a value out of range) is left to oclif, so usage errors and help read exactly as before.
  */
@@ -10,7 +10,7 @@ import { parseArgs } from 'node:util';
 
 import { envFlagOr, settingEnv } from '../lib/settings.js';
 
-import { BASE_FLAG_SPECS, type CommandSpec, type FlagSpec, MCP_SPEC, SEARCH_SPEC, TOPIC_CREATE_FAST_SPEC, TOPIC_LIST_SPEC } from './spec.js';
+import { BASE_FLAG_SPECS, type CommandSpec, type FlagSpec, INIT_FAST_SPEC, MCP_SPEC, SEARCH_SPEC, TOPIC_CREATE_FAST_SPEC, TOPIC_LIST_SPEC } from './spec.js';
 
 export interface ParsedArgv {
   flags: Record<string, string | number | boolean | undefined>;
@@ -61,9 +61,9 @@ export function parseBySpec(spec: CommandSpec, argv: readonly string[]): ParsedA
   return { flags, args: parsed.positionals };
 }
 
-/** The command a fast path answers (`search`, `mcp`, `topic-list`, `topic-create`), or null: agents call these most. */
+/** The command a fast path answers (`search`, `mcp`, `init`, `topic-list`, `topic-create`), or null: agents call these most. */
 function fastCommand(argv: readonly string[]): string | null {
-  if (argv[0] === 'search' || argv[0] === 'mcp') return argv[0];
+  if (argv[0] === 'search' || argv[0] === 'mcp' || argv[0] === 'init') return argv[0];
   if (argv[0] === 'topic' && (argv[1] === 'list' || argv[1] === 'create')) return `topic-${argv[1]}`;
   return null;
 }
@@ -75,6 +75,7 @@ export async function runFast(argv: readonly string[]): Promise<boolean> {
   if (command === 'mcp') return runMcpFast(argv.slice(1));
   if (command === 'topic-list') return runTopicListFast(argv.slice(2));
   if (command === 'topic-create') return runTopicCreateFast(argv.slice(2));
+  if (command === 'init') return runInitFast(argv.slice(1));
   const parsed = parseBySpec(SEARCH_SPEC, argv.slice(1));
   if (!parsed) return false;
   await prefetchTopicListing(parsed);
@@ -150,6 +151,19 @@ async function runTopicCreateFast(argv: readonly string[]): Promise<boolean> {
       approvalText: () => '',
     });
     emitResult(result, true, () => '', topicCreateExitCode(result));
+  } catch (err) {
+    emitFailure(err, true);
+  }
+  return true;
+}
+
+/** `init --json` (with --root or none): the root as the oclif command makes it (commands/init.ts). */
+async function runInitFast(argv: readonly string[]): Promise<boolean> {
+  const parsed = parseBySpec(INIT_FAST_SPEC, argv);
+  if (!parsed || parsed.flags.json !== true) return false;
+  const [{ initRoot, resolveRootPath }, { emitFailure, emitResult }] = await Promise.all([import('../lib/store/root.js'), import('./output.js')]);
+  try {
+    emitResult(await initRoot(resolveRootPath(parsed.flags.root as string | undefined)), true, () => '');
   } catch (err) {
     emitFailure(err, true);
   }

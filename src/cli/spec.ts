@@ -67,6 +67,9 @@ export const TOPIC_LIST_SPEC = {
   },
 } as const satisfies CommandSpec;
 
+/** The part of `init` the fast path answers: `init --json` (--root); --embedder goes to oclif. */
+export const INIT_FAST_SPEC = { args: [], flags: {} } as const satisfies CommandSpec;
+
 /**
  * The part of `topic create` the fast path answers (cli/creating.ts): a ghost's whole request as
  * JSON. Any other flag (--title, --git, …) is left to oclif, whose definitions name them all.

@@ -92,7 +92,7 @@ export const SETTINGS = {
     doc: 'Tests: run the fast path from its separate modules instead of dist/fast.cjs, so a trace sees each module load.',
     internal: true,
   },
-  noFastPath: { env: 'TKOMA_REF_NO_FAST_PATH', kind: 'flag', doc: '`search`, `mcp`, `topic list` and `topic create --json --input` always go through the full command parser (slower start-up).', internal: true },
+  noFastPath: { env: 'TKOMA_REF_NO_FAST_PATH', kind: 'flag', doc: '`search`, `mcp`, `topic list`, `topic create --json --input` and `init --json` always go through the full command parser (slower start-up).', internal: true },
   tricksOff: {
     env: 'TKOMA_REF_TRICKS_OFF',
     kind: 'list',

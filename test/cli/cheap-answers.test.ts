@@ -3,7 +3,7 @@
  * own: each is compared with the same command made to go through oclif (DEBUG set, or
  * TKOMA_REF_NO_FAST_PATH), and the trace shows oclif was really skipped.
  */
-import { spawnSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
@@ -157,6 +157,44 @@ describe('topic create --json --input on the fast path', () => {
     const r = run(['topic', 'create', '--json', '--yes', '--input', request(), '--root', root], { TKOMA_REF_EMBEDDER: 'none' });
     expect(r.status, r.stdout + r.stderr).toBe(0);
     expect(JSON.parse(r.stdout)).toMatchObject({ status: 'created', topic_id: 'made', file_count: 2 });
+    expect(r.loaded.filter((m) => m.includes('@oclif/core'))).toEqual([]);
+  });
+});
+
+describe('init --json on the fast path', () => {
+  let n = 0;
+  const folder = () => join(tmp.path, `init-${n++}`);
+  /** The two sides' answers with each side's own folder and commit id named alike. */
+  const alike = (r: CliResult, root: string) => ({ ...r, json: undefined, stdout: r.stdout.split(root).join('<root>').replace(/\b[0-9a-f]{40}\b/g, '<commit>'), stderr: r.stderr.split(root).join('<root>') });
+  const cases: { name: string; args: string[]; prepare?: (root: string) => void }[] = [
+    { name: 'a new root', args: ['init', '--json'] },
+    { name: 'an existing root', args: ['init', '--json'], prepare: (root) => execFileSync(process.execPath, [BIN, 'init', '--json', '--root', root], { env: { ...process.env, TKOMA_REF_EMBEDDER: 'none' } }) },
+    { name: 'a folder that is not empty', args: ['init', '--json'], prepare: (root) => (mkdirSync(root), writeFileSync(join(root, 'mine.txt'), 'x\n')) },
+    // Handed to oclif: the same answer either way.
+    { name: 'without --json', args: ['init'] },
+    { name: 'with --embedder', args: ['init', '--json', '--embedder', 'none'] },
+    { name: 'an unknown flag', args: ['init', '--json', '--bogus'] },
+  ];
+  for (const { name, args, prepare } of cases) {
+    it(`${name}: answers and commits as oclif does`, async () => {
+      const [a, b] = [folder(), folder()];
+      prepare?.(a);
+      prepare?.(b);
+      const fast = await cli(args, { root: a });
+      const slow = await cli(args, { root: b, env: { TKOMA_REF_NO_FAST_PATH: '1' } });
+      expect(alike(fast, a)).toEqual(alike(slow, b));
+      if (existsSync(join(a, '.git'))) {
+        expect(git(a, 'ls-tree', '-r', 'HEAD')).toBe(git(b, 'ls-tree', '-r', 'HEAD'));
+        expect(git(a, 'log', '--format=%an <%ae> %s')).toBe(git(b, 'log', '--format=%an <%ae> %s'));
+      }
+    });
+  }
+
+  it('makes a root without loading oclif', () => {
+    const root = folder();
+    const r = run(['init', '--json', '--root', root], { TKOMA_REF_EMBEDDER: 'none' });
+    expect(r.status, r.stdout + r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout)).toMatchObject({ root, created: true });
     expect(r.loaded.filter((m) => m.includes('@oclif/core'))).toEqual([]);
   });
 });
