@@ -40,6 +40,8 @@ while [ ! -e "$STOP" ]; do
   echo "live ops/live.txt OPERATOR-live-$n" >> "$LOG"
   if git stash push -q -- ops/live.txt 2>/dev/null; then
     retry git stash pop -q || echo "pop-failed $n" >> "$LOG"
+  else
+    echo "push-failed $n" >> "$LOG"
   fi
   # Commit a file of my own.
   c="OPERATOR-file-$n-$RANDOM"
@@ -173,6 +175,7 @@ describe('an operator racing mutations with checkout, stash and commits', () => 
       })),
       operator_iterations: lines.find((l) => l.startsWith('done'))?.split(' ')[1],
       operator_commits: lines.filter((l) => l.startsWith('committed')).length,
+      stash_push_failed: lines.filter((l) => l.startsWith('push-failed')).length,
       stash_pop_failed: lines.filter((l) => l.startsWith('pop-failed')).length,
       stash_entries_left: git(root, 'stash', 'list').split('\n').filter(Boolean).length,
       orphaned_commits: orphaned.length,
@@ -196,7 +199,13 @@ describe('an operator racing mutations with checkout, stash and commits', () => 
     expect(git(root, 'fsck', '--no-progress', '--no-dangling')).toBe('');
     expect(git(root, 'symbolic-ref', 'HEAD')).toBe('refs/heads/main');
     expect(git(root, 'ls-files', '-u')).toBe('');
-    expect(git(root, 'diff', '--cached', '--name-only')).toBe('');
+    // `git stash push -- PATH` is not atomic: it stages PATH (`add -u`), then unstages it with
+    // `apply --index -R`, which fails when a mutation holds git's index lock at that moment; the
+    // stash entry stays and PATH stays staged (git 2.39). That is the operator's own git, so their
+    // shelved file may be staged after a failed push; nothing else may be.
+    const pushFailed = lines.some((l) => l.startsWith('push-failed'));
+    const staged = git(root, 'diff', '--cached', '--name-only').split('\n').filter(Boolean);
+    expect(staged.filter((p) => !(pushFailed && p === 'ops/live.txt'))).toEqual([]);
     const list = await cli(['topic', 'list', '--json'], { root });
     expect(list.code, list.stderr).toBe(0);
     expect((list.json as { status: string }[]).filter((t) => t.status === 'broken')).toEqual([]);
