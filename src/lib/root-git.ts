@@ -153,7 +153,7 @@ export function parseConfigList(out: string): Map<string, string | null> {
  * process, where a `git config --get` per key cost a process each; a key that is not set is
  * absent, and so is every key when git fails (as each `--get` failing read as unset).
  */
-export function readConfig(root: string, keys: readonly string[]): Map<string, string | null> {
+export function readGitConfig(root: string, keys: readonly string[]): Map<string, string | null> {
   const pattern = `^(${keys.map((k) => k.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|')})$`;
   try {
     return parseConfigList(gitSync(root, ['config', '-z', '--get-regexp', pattern]));

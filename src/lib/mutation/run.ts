@@ -14,7 +14,7 @@ import { dirname, join, relative } from 'node:path';
 
 import { appendAll } from '../append.js';
 import { TkomaError } from '../errors.js';
-import { adoptPacks, type CommitAuthor, configBool, headAndPackDir, indexEntries, readConfig } from '../root-git.js';
+import { adoptPacks, type CommitAuthor, configBool, headAndPackDir, indexEntries, readGitConfig } from '../root-git.js';
 import { commandLine, withLock } from '../lock.js';
 import { assertRootIdle, readRootGitState } from '../root-state.js';
 import { commitOntoBranch } from './commit.js';
@@ -92,7 +92,7 @@ export async function runMutation<T>(root: string, spec: MutationSpec, fn: (ctx:
         if (spec.op !== 'anchor-ignore') await anchorStateIgnore(root);
         // The config this mutation reads, in one git process (it was three: each driver's
         // command and commit.gpgSign); read once under the write lock, used for the commit too.
-        const config = readConfig(root, [...DRIVER_CONFIG_KEYS, 'commit.gpgsign']);
+        const config = readGitConfig(root, [...DRIVER_CONFIG_KEYS, 'commit.gpgsign']);
         if (spec.op !== 'anchor-ignore' && spec.op !== MERGE_DRIVERS_OP) await ensureMergeDrivers(root, config);
         sign = configBool(config.get('commit.gpgsign'));
         // The branch the commit must land on, and its tip as the mutation starts (with the pack

@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-import { git, gitSync, readConfig } from '../root-git.js';
+import { git, gitSync, readGitConfig } from '../root-git.js';
 import { mergeRecordsText } from './merge-records.js';
 import { mergeTopicText, type TextMerge } from './merge-topic.js';
 
@@ -92,9 +92,9 @@ export function driverCommand(kind: DriverKind, script = fileURLToPath(new URL('
 /**
  * Writes the drivers into the root's git config when they are missing or name another install.
  * Cheap when they are in place: one git process reads both (none when the caller read them into
- * `config` with other keys, as runMutation does; see readConfig).
+ * `config` with other keys, as runMutation does; see readGitConfig).
  */
-export function installDriverConfig(root: string, config: ReadonlyMap<string, string | null> = readConfig(root, DRIVER_CONFIG_KEYS)): boolean {
+export function installDriverConfig(root: string, config: ReadonlyMap<string, string | null> = readGitConfig(root, DRIVER_CONFIG_KEYS)): boolean {
   let changed = false;
   for (const [name, kind] of [[TOPIC_DRIVER, 'topic'], [RECORDS_DRIVER, 'records']] as const) {
     const want = driverCommand(kind);

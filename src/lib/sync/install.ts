@@ -13,7 +13,7 @@ export const MERGE_DRIVERS_OP = 'merge-drivers';
 
 /**
  * The config lines (best effort: a clone without them merges as text) and the committed
- * attributes. `config`: the driver keys as the caller just read them (readConfig), else read here.
+ * attributes. `config`: the driver keys as the caller just read them (readGitConfig), else read here.
  */
 export async function ensureMergeDrivers(root: string, config?: ReadonlyMap<string, string | null>): Promise<void> {
   try {

@@ -4,7 +4,7 @@
  * last fetched" question refresh and watch ask (no network: the remote-tracking ref as it is).
  */
 import { TkomaError } from '../errors.js';
-import { git, gitSync, readConfig } from '../root-git.js';
+import { git, gitSync, readGitConfig } from '../root-git.js';
 import { readRootGitState } from '../root-state.js';
 
 export interface Upstream {
@@ -19,7 +19,7 @@ export interface Upstream {
 /** The upstream of `branch`, or null when the branch has none and there is no `origin`. */
 export function findUpstream(root: string, branch: string): Upstream | null {
   // Both keys from one git process (a `git config --get` each before), trimmed as their output was.
-  const config = readConfig(root, [`branch.${branch}.remote`, `branch.${branch}.merge`]);
+  const config = readGitConfig(root, [`branch.${branch}.remote`, `branch.${branch}.merge`]);
   let remote = config.get(`branch.${branch}.remote`)?.trim() || null;
   let merge = config.get(`branch.${branch}.merge`)?.trim() || null;
   if (!remote || remote === '.') {
