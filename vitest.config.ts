@@ -3,6 +3,8 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
+    // Opt-in CPU accounting per test file (TKOMA_TEST_CPU_LOG=FILE); a no-op otherwise.
+    setupFiles: ['test/helpers/cpu-log.ts'],
     // Time limits here only catch hangs; they are not a speed check. On a busy two-core machine
     // (load 10-25) a create with the real model can take minutes, and must still pass. A test
     // that waits for something waits for a condition, not a clock.
