@@ -116,21 +116,23 @@ export function headCommit(root: string): string | null {
 }
 
 /**
- * HEAD's commit (null as in headCommit) and the object store's pack folder (absolute; null when
- * git could not say), from one `git rev-parse`: a mutation needs both, and each was a process of
- * its own (~10 ms of the main thread per spawn). Without a commit git still prints the folder,
- * then exits 1.
+ * HEAD's commit and its tree (null as in headCommit) and the object store's pack folder
+ * (absolute; null when git could not say), from one `git rev-parse`: a mutation needs all three
+ * (the tree tells a commit that would change nothing), and each was a process of its own (~10 ms
+ * of the main thread per spawn). Without a commit git still prints the folder, then fails.
  */
-export function headAndPackDir(root: string): { head: string | null; packDir: string | null } {
+export function headAndPackDir(root: string): { head: string | null; tree: string | null; packDir: string | null } {
   let out: string;
   try {
-    out = execFileSync('git', ['rev-parse', '--git-path', 'objects/pack', '--verify', '-q', 'HEAD'], { cwd: root, env: gitEnv({}), encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+    // `--` makes both names revisions, never paths; git echoes it as the last line.
+    out = execFileSync('git', ['rev-parse', '--git-path', 'objects/pack', 'HEAD^{commit}', 'HEAD^{tree}', '--'], { cwd: root, env: gitEnv({}), encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
   } catch (err) {
     const e = err as { status?: number; stdout?: string };
-    out = e.status === 1 && typeof e.stdout === 'string' ? e.stdout : '';
+    out = typeof e.stdout === 'string' ? e.stdout.split('\n')[0]! : '';
   }
-  const [dir, head] = out.split('\n');
-  return { head: head?.trim() || null, packDir: dir?.trim() ? resolve(root, dir.trim()) : null };
+  const [dir, head, tree] = out.split('\n').map((l) => l.trim());
+  const sha = (s: string | undefined): string | null => (s && /^[0-9a-f]{40,64}$/.test(s) ? s : null);
+  return { head: sha(head) && sha(tree) ? head! : null, tree: sha(head) && sha(tree) ? tree! : null, packDir: dir ? resolve(root, dir) : null };
 }
 
 /**

@@ -60,8 +60,8 @@ describe('readGitConfig', () => {
 describe('headAndPackDir', () => {
   it('gives the pack folder without a commit, and HEAD once there is one', () => {
     const packDir = join(git(root, 'rev-parse', '--absolute-git-dir'), 'objects', 'pack');
-    expect(headAndPackDir(root)).toEqual({ head: null, packDir });
+    expect(headAndPackDir(root)).toEqual({ head: null, tree: null, packDir });
     git(root, 'commit', '-q', '--allow-empty', '-m', 'first');
-    expect(headAndPackDir(root)).toEqual({ head: git(root, 'rev-parse', 'HEAD'), packDir });
+    expect(headAndPackDir(root)).toEqual({ head: git(root, 'rev-parse', 'HEAD'), tree: git(root, 'rev-parse', 'HEAD^{tree}'), packDir });
   });
 });

@@ -28,6 +28,8 @@ export interface CommitRequest {
   /** The branch the mutation started on, and its tip then (null: no commit yet). */
   branch: string;
   parent: string | null;
+  /** The parent's tree, as read with it. */
+  parentTree: string | null;
   /** Staged as they are in the work tree (`git add -A`). */
   written: string[];
   /** Staged even where a .gitignore rule matches them. */
@@ -63,7 +65,9 @@ export async function commitOntoBranch(root: string, req: CommitRequest): Promis
     }
     assertRootIdle(root, scope);
     let parent = req.parent;
-    const { tip, tree: tipTree } = await branchTip(root, req.branch);
+    // The ref file naming the parent still is the common case: the tip's tree is then the one
+    // read with the parent, and git need not be asked for either.
+    const { tip, tree: tipTree } = parent && req.parentTree && branchRefFromFiles(gitDir, req.branch) === parent ? { tip: parent, tree: req.parentTree } : await branchTip(root, req.branch);
     if (tip !== parent) {
       // Commits of the operator's that leave our paths alone: ours goes on top of them.
       if (!tip || !parent || !(await untouched(root, parent, tip, scope))) {
@@ -168,6 +172,31 @@ async function branchTip(root: string, branch: string): Promise<{ tip: string | 
   } catch {
     return { tip: null, tree: null };
   }
+}
+
+/**
+ * The branch's commit as its ref file says (loose, else `packed-refs`, the order git reads them
+ * in), or undefined wherever refs may live elsewhere (a linked worktree's common folder, reftable,
+ * a symbolic ref) or the files say nothing clear: then git is asked.
+ */
+function branchRefFromFiles(gitDir: string, branch: string): string | undefined {
+  if (existsSync(join(gitDir, 'commondir')) || existsSync(join(gitDir, 'reftable'))) return undefined;
+  const ref = `refs/heads/${branch}`;
+  try {
+    const loose = readFileSync(join(gitDir, ref), 'utf8');
+    return /^[0-9a-f]{40}(?:[0-9a-f]{24})?\n?$/.test(loose) ? loose.trim() : undefined;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') return undefined;
+  }
+  try {
+    for (const line of readFileSync(join(gitDir, 'packed-refs'), 'utf8').split('\n')) {
+      const m = /^([0-9a-f]{40}(?:[0-9a-f]{24})?) (.+)$/.exec(line);
+      if (m && m[2] === ref) return m[1];
+    }
+  } catch {
+    // no packed-refs
+  }
+  return undefined;
 }
 
 /** `tip` descends from `parent` and its commits since leave `scope` alone. */

@@ -82,6 +82,7 @@ export async function runMutation<T>(root: string, spec: MutationSpec, fn: (ctx:
       const useGit = !spec.noGit && existsSync(join(root, '.git'));
       let branch: string | null = null;
       let parent: string | null = null;
+      let parentTree: string | null = null;
       let packDir: string | null = null;
       let sign = false;
       const paths = spec.paths ?? [`references/${spec.topicId}`];
@@ -95,10 +96,10 @@ export async function runMutation<T>(root: string, spec: MutationSpec, fn: (ctx:
         const config = readGitConfig(root, [...DRIVER_CONFIG_KEYS, 'commit.gpgsign']);
         if (spec.op !== 'anchor-ignore' && spec.op !== MERGE_DRIVERS_OP) await ensureMergeDrivers(root, config);
         sign = configBool(config.get('commit.gpgsign'));
-        // The branch the commit must land on, and its tip as the mutation starts (with the pack
-        // folder in the same git process: adoptPacks asked for it in one of its own).
+        // The branch the commit must land on, and its tip and tree as the mutation starts (with the
+        // pack folder in the same git process: adoptPacks asked for it in one of its own).
         branch = readRootGitState(root, { unmerged: false }).branch;
-        ({ head: parent, packDir } = headAndPackDir(root));
+        ({ head: parent, tree: parentTree, packDir } = headAndPackDir(root));
       }
       const file = journalFile(root, spec.op);
       let journal: Journal | null = null;
@@ -164,6 +165,7 @@ export async function runMutation<T>(root: string, spec: MutationSpec, fn: (ctx:
             commit = await commitOntoBranch(root, {
               branch: branch!,
               parent,
+              parentTree,
               written,
               tracked,
               ...(spec.topicId && scope.includes(`references/${spec.topicId}`) ? { topicDir: `references/${spec.topicId}` } : {}),
