@@ -22,6 +22,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { TkomaError } from '../errors.js';
 import { type CommitAuthor, forceAdd, git, stageAll } from '../root-git.js';
 import { assertRootIdle, gitDirOf } from '../root-state.js';
+import { indexIsTree } from './index-file.js';
 import { stagingPath } from './journal.js';
 
 export interface CommitRequest {
@@ -82,27 +83,32 @@ export async function commitOntoBranch(root: string, req: CommitRequest): Promis
     // A fresh clone has no .tkoma/staging until a create made one.
     mkdirSync(dirname(tmp), { recursive: true });
     try {
-      const tree = await buildTree(root, gitDir, parent, req, tmp);
       // The parent is the tip here (or both are null), so its tree came with it.
+      const { tree, whole } = await buildTree(root, gitDir, parent, tipTree, req, tmp);
       if (parent && tree === tipTree) return null;
       const args = ['commit-tree', ...(req.sign ? ['-S'] : []), tree, ...(parent ? ['-p', parent] : []), '-m', req.message];
       commit = (await git(root, args, req.author)).trim();
+      req.beforeMove(commit);
+      // Compare-and-swap all the same: `git update-ref`, a fetch into the branch or another
+      // worktree move it without the index lock.
+      await git(root, ['update-ref', '-m', `tkoma-ref: ${req.message.split('\n')[0]}`, `refs/heads/${req.branch}`, commit, parent ?? '0'.repeat(40)]);
+      moved = true;
+      // Landed. Git's index entries of our paths follow the commit; failing that, they stay as
+      // they were. When git's index held exactly the parent's tree, the temporary index now holds
+      // exactly the commit's and replaces it (we hold the lock, so nothing wrote it meanwhile);
+      // otherwise they are reset in a copy written into the lock file, as git itself does.
+      try {
+        if (whole && indexIsTree(readFileSync(tmp), tree)) renameSync(tmp, join(gitDir, 'index'));
+        else {
+          copyFileSync(join(gitDir, 'index'), lock);
+          await git(root, ['reset', '-q', commit, '--', ...scope], {}, { GIT_INDEX_FILE: lock });
+          renameSync(lock, join(gitDir, 'index'));
+        }
+      } catch {
+        // The branch has the commit; `git status` shows these paths as changed until the next add.
+      }
     } finally {
       rmSync(tmp, { force: true });
-    }
-    req.beforeMove(commit);
-    // Compare-and-swap all the same: `git update-ref`, a fetch into the branch or another
-    // worktree move it without the index lock.
-    await git(root, ['update-ref', '-m', `tkoma-ref: ${req.message.split('\n')[0]}`, `refs/heads/${req.branch}`, commit, parent ?? '0'.repeat(40)]);
-    moved = true;
-    // Landed. Git's index entries of our paths follow the commit, written into the lock file we
-    // hold and renamed into place as git itself does; failing that, they stay as they were.
-    try {
-      copyFileSync(join(gitDir, 'index'), lock);
-      await git(root, ['reset', '-q', commit, '--', ...scope], {}, { GIT_INDEX_FILE: lock });
-      renameSync(lock, join(gitDir, 'index'));
-    } catch {
-      // The branch has the commit; `git status` shows these paths as changed until the next add.
     }
     return commit;
   } catch (err) {
@@ -113,15 +119,21 @@ export async function commitOntoBranch(root: string, req: CommitRequest): Promis
   }
 }
 
-/** The temporary index: the tip's tree (stat data of git's index kept), plus the mutation's paths. */
-async function buildTree(root: string, gitDir: string, parent: string | null, req: CommitRequest, tmp: string): Promise<string> {
+/**
+ * The temporary index: the tip's tree (stat data of git's index kept), plus the mutation's paths.
+ * `whole`: git's index held exactly the tip's tree (nothing staged by the operator, nothing
+ * unmerged), so the `read-tree` was not needed and the result is git's index after the commit.
+ */
+async function buildTree(root: string, gitDir: string, parent: string | null, parentTree: string | null, req: CommitRequest, tmp: string): Promise<{ tree: string; whole: boolean }> {
   const env = { GIT_INDEX_FILE: tmp };
+  let whole = false;
   if (parent === null) await git(root, ['read-tree', '--empty'], {}, env);
   else {
     try {
       if (!existsSync(join(gitDir, 'index'))) throw new Error('no index');
       copyFileSync(join(gitDir, 'index'), tmp);
-      await git(root, ['read-tree', '-m', parent], {}, env);
+      whole = parentTree !== null && indexIsTree(readFileSync(tmp), parentTree);
+      if (!whole) await git(root, ['read-tree', '-m', parent], {}, env);
     } catch {
       // Unmerged entries elsewhere (a stash pop that conflicted) refuse -m: read the tree plain.
       rmSync(tmp, { force: true });
@@ -131,7 +143,7 @@ async function buildTree(root: string, gitDir: string, parent: string | null, re
   await stageAll(root, req.written, { blobsStored: req.blobsStored, env });
   if (req.tracked.length > 0) await forceAdd(root, req.tracked, env);
   if (req.topicDir) await trackManifest(root, req.topicDir, env);
-  return (await git(root, ['write-tree'], {}, env)).trim();
+  return { tree: (await git(root, ['write-tree'], {}, env)).trim(), whole };
 }
 
 /**
