@@ -1,10 +1,10 @@
 #!/usr/bin/env node
 'use strict';
-// The installed binary. CommonJS, so a search starts without Node's ES module loader: `search`,
-// `mcp`, `topic list`, `topic create --json --input` and `init --json` with plain arguments run from the
-// code-cached bundle (dist/boot.cjs, src/cli/boot.ts);
-// everything else, and anything unusual, goes to oclif.
+// The installed binary. CommonJS, so a search starts without Node's ES module loader: the commands
+// below (as src/cli/fast-names.ts lists them) with plain arguments run from the code-cached bundle
+// (dist/boot.cjs, src/cli/boot.ts); everything else, and anything unusual, goes to oclif.
 const argv = process.argv.slice(2);
+const FAST_COMMANDS = new Set(['search', 'mcp', 'init', 'get', 'delete', 'approve', 'deny', 'refresh', 'sync', 'topic list', 'topic create', 'topic update', 'file status', 'index status']);
 
 /** dist/boot.cjs, or null when the build made none (then oclif answers everything). */
 function boot() {
@@ -49,7 +49,7 @@ function version() {
 
 (async () => {
   if (version()) return;
-  if (argv[0] === 'search' || argv[0] === 'mcp' || argv[0] === 'init' || (argv[0] === 'topic' && (argv[1] === 'list' || argv[1] === 'create'))) {
+  if (FAST_COMMANDS.has(argv[0]) || FAST_COMMANDS.has(`${argv[0]} ${argv[1]}`)) {
     const fast = boot();
     if (fast && (await fast.runFastPath(argv))) return;
   }

@@ -10,10 +10,10 @@ import { Args, Command, Flags, Interfaces } from '@oclif/core';
 import { TkomaError } from '../lib/errors.js';
 import type { Progress } from '../lib/progress.js';
 import { silentProgress } from '../lib/progress.js';
-import { settingEnv } from '../lib/settings.js';
 import { requireRoot, resolveRootPath } from '../lib/store/root.js';
+import { inFlagTerms, notRepeated } from './failure.js';
 import { emitFailure, emitResult, readInput } from './output.js';
-import { BASE_FLAG_SPECS, type CommandSpec, EMBEDDER_FLAG_SPEC, type FlagSpec, INPUT_FLAG_SPEC } from './spec.js';
+import { AUTHOR_FLAG_SPECS, BASE_FLAG_SPECS, type CommandSpec, EMBEDDER_FLAG_SPEC, type FlagSpec, INPUT_FLAG_SPEC } from './spec.js';
 import { explainParseError, parseErrorFields, parseWholeNumber } from './values.js';
 import { closest } from '../lib/suggest.js';
 
@@ -67,37 +67,9 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
       if (result === undefined) return;
       emitResult(result, json, (r) => this.renderHuman(r), this.exitCodeFor(result));
     } catch (err) {
-      emitFailure(json ? this.inFlagTerms(err) : await this.notRepeated(this.inFlagTerms(err)), json);
+      const named = inFlagTerms(err, this.argv, Object.keys(this.ctor.flags ?? {}), Object.keys(this.ctor.args ?? {}));
+      emitFailure(json ? named : await notRepeated(named), json);
     }
-  }
-
-  /** An error whose text was already shown as a progress warning points at it instead of repeating it. */
-  private async notRepeated(err: unknown): Promise<unknown> {
-    if (!(err instanceof TkomaError)) return err;
-    const { warned } = await import('./progress.js');
-    let message = err.message;
-    for (const w of warned) if (w.length > 20 && message.includes(w)) message = message.split(w).join('(see the warning above)');
-    return message === err.message ? err : new TkomaError(err.code, message, err.details);
-  }
-
-  /**
-   * Validation speaks the JSON field names (`topic_id`, `max_age_days`). When the user gave
-   * flags rather than --input, name the flag instead: "--topic is required".
-   */
-  private inFlagTerms(err: unknown): unknown {
-    if (!(err instanceof TkomaError) || typeof err.details.field !== 'string' || this.argv.includes('--input')) return err;
-    const field = err.details.field;
-    const flags = this.ctor.flags ?? {};
-    const args = Object.keys(this.ctor.args ?? {});
-    const candidates = [field.replace(/_/g, '-'), field.replace(/_id$/, ''), field.replace(/s$/, '')];
-    const flag = candidates.find((c) => Object.hasOwn(flags, c));
-    const arg = flag ? undefined : args.find((a) => a === field || `topic_${a}` === field || a === field.replace(/_id$/, ''));
-    const name = flag ? `--${flag}` : arg ? `the ${arg.toUpperCase()} argument` : undefined;
-    if (!name || !err.message.includes(`\`${field}\``)) return err;
-    const message = /,? got undefined$|^`[^`]+` is required$/.test(err.message)
-      ? `${name} is required`
-      : err.message.split(`\`${field}\``).join(name);
-    return new TkomaError(err.code, message, err.details);
   }
 
   /** The topic id a user's name for it means (`widgetron` → `topic-widgetron`): what `search` accepts. */
@@ -147,8 +119,8 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
 }
 
 export const authorFlags = {
-  ghost: Flags.string({ description: 'Ghost (agent) making the change: the commit author.', env: settingEnv('ghost') }),
-  model: Flags.string({ description: 'Model behind the ghost, recorded in the commit author.', env: settingEnv('model') }),
+  ghost: Flags.string({ description: AUTHOR_FLAG_SPECS.ghost.description, env: AUTHOR_FLAG_SPECS.ghost.env }),
+  model: Flags.string({ description: AUTHOR_FLAG_SPECS.model.description, env: AUTHOR_FLAG_SPECS.model.env }),
 };
 
 export const inputFlag = {
@@ -176,12 +148,19 @@ function oclifFlag(f: FlagSpec): any {
     case 'integer':
       return wholeNumberFlag({ description: f.description, default: f.default, min: f.min, max: f.max });
     case 'string':
-      return Flags.string({ description: f.description, ...(f.options ? { options: [...f.options] } : {}) });
+      return f.multiple
+        ? Flags.string({ description: f.description, multiple: true, ...(f.options ? { options: [...f.options] } : {}), ...(f.env ? { env: f.env } : {}) })
+        : Flags.string({ description: f.description, ...(f.options ? { options: [...f.options] } : {}), ...(f.env ? { env: f.env } : {}) });
   }
 }
 
+/**
+ * oclif argument definitions from a plain spec. `ignoreStdin`: oclif would otherwise take a missing
+ * argument from piped stdin, so `--input -` lost its document to the argument (and the fast path,
+ * which never does that, answered differently).
+ */
 export function oclifArgs(spec: CommandSpec): Record<string, ReturnType<typeof Args.string>> {
-  return Object.fromEntries(spec.args.map((a) => [a.name, Args.string({ description: a.description })]));
+  return Object.fromEntries(spec.args.map((a) => [a.name, Args.string({ description: a.description, required: a.required ?? false, ignoreStdin: true })]));
 }
 
 /**

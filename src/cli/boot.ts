@@ -15,6 +15,7 @@ import { fileURLToPath } from 'node:url';
 import { Script } from 'node:vm';
 
 import { envFlagOr, envSetting } from '../lib/settings.js';
+import { fastCommand } from './fast-names.js';
 
 type RunFast = (argv: readonly string[]) => Promise<boolean>;
 
@@ -28,7 +29,7 @@ export async function runFastPath(argv: readonly string[], env: NodeJS.ProcessEn
   const bundle = fileURLToPath(new URL('../fast.cjs', import.meta.url));
   const useBundle = process.features.require_module === true && !envFlagOr('noBundle', true, env);
   // One cache per command: each holds what its own runs compile.
-  const loaded = useBundle ? loadBundle(bundle, codeCacheDir(env), argv[0] === 'mcp' || argv[0] === 'init' ? argv[0] : argv[0] === 'topic' ? (argv[1] === 'create' ? 'topic-create' : 'topic-list') : 'search') : null;
+  const loaded = useBundle ? loadBundle(bundle, codeCacheDir(env), fastCommand(argv)?.name ?? 'search') : null;
   if (!loaded) {
     // A URL, not a literal: the build must leave this import to run time, not bundle it in.
     const separate = (await import(new URL('./fast.js', import.meta.url).href)) as { runFast: RunFast };

@@ -8,21 +8,27 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 
-import { envFlagOr, settingEnv } from '../lib/settings.js';
+import { envFlagOr } from '../lib/settings.js';
 
+import { fastCommand } from './fast-names.js';
+import { SHARED, type SharedCommand } from './fast-shared.js';
 import { BASE_FLAG_SPECS, type CommandSpec, type FlagSpec, INIT_FAST_SPEC, MCP_SPEC, SEARCH_SPEC, TOPIC_CREATE_FAST_SPEC, TOPIC_LIST_SPEC } from './spec.js';
 
 export interface ParsedArgv {
-  flags: Record<string, string | number | boolean | undefined>;
+  flags: Record<string, string | string[] | number | boolean | undefined>;
   args: string[];
 }
 
-/** Pure: argv parsed by `spec` (plus --json/--root), or null when oclif should handle it. */
-export function parseBySpec(spec: CommandSpec, argv: readonly string[]): ParsedArgv | null {
+/**
+ * argv parsed by `spec` (plus --json/--root), or null when oclif should handle it. Pure but for
+ * reading `env`, where a flag with a variable falls back to it when that is set and not empty
+ * (as oclif reads it).
+ */
+export function parseBySpec(spec: CommandSpec, argv: readonly string[], env: NodeJS.ProcessEnv = process.env): ParsedArgv | null {
   const all: Record<string, FlagSpec> = { ...BASE_FLAG_SPECS, ...spec.flags };
-  const options: Record<string, { type: 'boolean' | 'string' }> = {};
+  const options: Record<string, { type: 'boolean' | 'string'; multiple?: boolean }> = {};
   for (const [name, f] of Object.entries(all)) {
-    options[name] = { type: f.type === 'boolean' ? 'boolean' : 'string' };
+    options[name] = { type: f.type === 'boolean' ? 'boolean' : 'string', ...(f.type === 'string' && f.multiple ? { multiple: true } : {}) };
     if (f.type === 'boolean' && f.allowNo) options[`no-${name}`] = { type: 'boolean' };
   }
   let parsed: ReturnType<typeof parseArgs>;
@@ -32,14 +38,22 @@ export function parseBySpec(spec: CommandSpec, argv: readonly string[]): ParsedA
     return null;
   }
   const seen = new Set<string>();
+  let valued: FlagSpec | undefined; // the last flag that took a value
   for (const t of parsed.tokens ?? []) {
+    if (t.kind === 'option-terminator') return null; // oclif reads what follows `--` its own way
+    // oclif gives a repeatable flag every word that follows it, up to the next flag, even after a boolean one.
+    if (t.kind === 'positional' && valued?.type === 'string' && valued.multiple) return null;
     if (t.kind !== 'option') continue;
     const name = t.name.startsWith('no-') && !Object.hasOwn(all, t.name) ? t.name.slice(3) : t.name;
+    const f = all[name];
+    if (t.value !== undefined) valued = f;
+    if (f?.type === 'string' && f.multiple) continue;
     if (seen.has(name)) return null; // oclif refuses a repeated flag
     seen.add(name);
   }
-  if (parsed.positionals.length > spec.args.length) return null;
-  const values = parsed.values as Record<string, string | boolean | undefined>;
+  if (!spec.variadic && parsed.positionals.length > spec.args.length) return null;
+  if (spec.args.some((a, i) => 'required' in a && a.required && parsed.positionals[i] === undefined)) return null;
+  const values = parsed.values as Record<string, string | string[] | boolean | undefined>;
   const flags: ParsedArgv['flags'] = {};
   for (const [name, f] of Object.entries(all)) {
     const v = values[name];
@@ -53,30 +67,29 @@ export function parseBySpec(spec: CommandSpec, argv: readonly string[]): ParsedA
         if ((f.min !== undefined && n < f.min) || (f.max !== undefined && n > f.max)) return null;
         flags[name] = n;
       }
+    } else if (Array.isArray(v)) {
+      if (f.options && v.some((x) => !f.options!.includes(x))) return null;
+      flags[name] = v;
     } else {
       if (typeof v === 'string' && f.options && !f.options.includes(v)) return null;
-      flags[name] = typeof v === 'string' ? v : undefined;
+      const fromEnv = 'env' in f && f.env ? env[f.env] || undefined : undefined;
+      flags[name] = typeof v === 'string' ? v : fromEnv;
     }
   }
   return { flags, args: parsed.positionals };
-}
-
-/** The command a fast path answers (`search`, `mcp`, `init`, `topic-list`, `topic-create`), or null: agents call these most. */
-function fastCommand(argv: readonly string[]): string | null {
-  if (argv[0] === 'search' || argv[0] === 'mcp' || argv[0] === 'init') return argv[0];
-  if (argv[0] === 'topic' && (argv[1] === 'list' || argv[1] === 'create')) return `topic-${argv[1]}`;
-  return null;
 }
 
 /** Runs `argv` on the fast path when it can; false means "let oclif run it". */
 export async function runFast(argv: readonly string[]): Promise<boolean> {
   const command = fastCommand(argv);
   if (command === null || envFlagOr('noFastPath', true)) return false;
-  if (command === 'mcp') return runMcpFast(argv.slice(1));
-  if (command === 'topic-list') return runTopicListFast(argv.slice(2));
-  if (command === 'topic-create') return runTopicCreateFast(argv.slice(2));
-  if (command === 'init') return runInitFast(argv.slice(1));
-  const parsed = parseBySpec(SEARCH_SPEC, argv.slice(1));
+  const { name, rest } = command;
+  if (name === 'mcp') return runMcpFast(rest);
+  if (name === 'topic-list') return runTopicListFast(rest);
+  if (name === 'topic-create') return runTopicCreateFast(rest);
+  if (name === 'init') return runInitFast(rest);
+  if (name !== 'search') return runSharedFast(SHARED[name]!, rest);
+  const parsed = parseBySpec(SEARCH_SPEC, rest);
   if (!parsed) return false;
   await prefetchTopicListing(parsed);
   const { renderSearch, runSearch } = await import('./searching.js');
@@ -140,9 +153,7 @@ async function runTopicCreateFast(argv: readonly string[]): Promise<boolean> {
     import('./output.js'),
     import('../lib/progress.js'),
   ]);
-  // oclif's --ghost and --model fall back to their settings' variables when set and not empty.
-  const fromEnv = (name: 'ghost' | 'model') => (parsed.flags[name] as string | undefined) ?? (process.env[settingEnv(name)] || undefined);
-  const flags = { ...parsed.flags, crawl: false, ghost: fromEnv('ghost'), model: fromEnv('model') } as unknown as import('./creating.js').TopicCreateFlags;
+  const flags = { ...parsed.flags, crawl: false } as unknown as import('./creating.js').TopicCreateFlags;
   try {
     const result = await runTopicCreate(flags, {
       canAsk: () => false,
@@ -179,6 +190,25 @@ async function runMcpFast(argv: readonly string[]): Promise<boolean> {
   } catch (err) {
     const { emitFailure } = await import('./output.js');
     emitFailure(err, parsed.flags.json === true);
+  }
+  return true;
+}
+
+/**
+ * A command whose logic both paths share (cli/fast-shared.ts), answered and failed as
+ * BaseCommand.run does: errors renamed in flag terms, a warning already shown not repeated.
+ */
+async function runSharedFast(command: SharedCommand, argv: readonly string[]): Promise<boolean> {
+  const parsed = parseBySpec(command.spec, argv);
+  if (!parsed || (command.fits && !command.fits(parsed))) return false;
+  const [{ emitFailure, emitResult }, { inFlagTerms, notRepeated }] = await Promise.all([import('./output.js'), import('./failure.js')]);
+  const json = parsed.flags.json === true;
+  try {
+    const { result, render, exitCode } = await command.run(parsed);
+    emitResult(result, json, render, exitCode);
+  } catch (err) {
+    const named = inFlagTerms(err, argv, Object.keys(command.spec.flags), command.spec.args.map((a) => a.name));
+    emitFailure(json ? named : await notRepeated(named), json);
   }
   return true;
 }

@@ -3,13 +3,17 @@
  * from these (cli/base.ts), and the start-up fast path (cli/fast.ts) parses with the same
  * descriptions, so a flag is defined once for both.
  */
+import { settingEnv } from '../lib/settings.js';
+
 export type FlagSpec =
   | { type: 'boolean'; description: string; default?: boolean; allowNo?: boolean }
-  | { type: 'string'; description: string; options?: readonly string[] }
+  | { type: 'string'; description: string; options?: readonly string[]; multiple?: boolean; env?: string }
   | { type: 'integer'; description: string; default?: number; min?: number; max?: number };
 
 export interface CommandSpec {
-  args: readonly { name: string; description: string }[];
+  args: readonly { name: string; description: string; required?: boolean }[];
+  /** Any number of positional arguments (oclif's `strict = false`), all under the first arg's name. */
+  variadic?: boolean;
   flags: Record<string, FlagSpec>;
 }
 
@@ -28,6 +32,12 @@ export const EMBEDDER_FLAG_SPEC = {
   type: 'string',
   description: 'Embedder: auto | transformers | use-lite | ollama | openai | none (default: recorded choice).',
 } as const satisfies FlagSpec;
+
+/** --ghost and --model: who makes a change; each falls back to its setting's variable when set and not empty. */
+export const AUTHOR_FLAG_SPECS = {
+  ghost: { type: 'string', description: 'Ghost (agent) making the change: the commit author.', env: settingEnv('ghost') },
+  model: { type: 'string', description: 'Model behind the ghost, recorded in the commit author.', env: settingEnv('model') },
+} as const satisfies Record<string, FlagSpec>;
 
 /** `search`: here rather than in searching.ts so the start-up fast path can parse before loading the search code. */
 export const SEARCH_SPEC = {
@@ -81,8 +91,7 @@ export const TOPIC_CREATE_FAST_SPEC = {
     approve: { type: 'string', description: 'Approval token from phase 1 (only when `[approval] mode = "token"`).' },
     yes: { type: 'boolean', description: "Operator's explicit approval: fetch without a token.", default: false },
     'dry-run': { type: 'boolean', description: 'Show what would be fetched and skipped, and the estimated chunks and time; write nothing.', default: false },
-    ghost: { type: 'string', description: 'Ghost (agent) making the change: the commit author.' },
-    model: { type: 'string', description: 'Model behind the ghost, recorded in the commit author.' },
+    ...AUTHOR_FLAG_SPECS,
     embedder: EMBEDDER_FLAG_SPEC,
   },
 } as const satisfies CommandSpec;
@@ -101,6 +110,91 @@ export const MCP_SPEC = {
     'reconcile-seconds': { type: 'integer', description: 'Full reconciliation interval of the watcher (default from tkoma-ref.toml, 300).', min: 1 },
     ghost: { type: 'string', description: 'Ghost (agent) making the change: the commit author.' },
     model: { type: 'string', description: 'Model behind the ghost, recorded in the commit author.' },
+    embedder: EMBEDDER_FLAG_SPEC,
+  },
+} as const satisfies CommandSpec;
+
+/** `topic update` (cli/managing.ts). */
+export const TOPIC_UPDATE_SPEC = {
+  args: [{ name: 'id', description: 'Topic id (or topic_id in --input)' }],
+  flags: {
+    input: INPUT_FLAG_SPEC,
+    status: { type: 'string', description: 'active | stale | obsolete' },
+    'max-age-days': { type: 'integer', description: 'Days until stale (0 = never).' },
+    'trust-score': { type: 'integer', description: 'Trust score 0-10.' },
+    body: { type: 'string', description: 'New body (markdown).' },
+    title: { type: 'string', description: 'New title.' },
+    tag: { type: 'string', description: 'Replace the tags (repeatable).', multiple: true },
+    ...AUTHOR_FLAG_SPECS,
+  },
+} as const satisfies CommandSpec;
+
+/** `delete` (cli/managing.ts). */
+export const DELETE_SPEC = {
+  args: [{ name: 'id', description: 'Topic id', required: true }],
+  flags: { yes: { type: 'boolean', description: 'Do not ask for confirmation.', default: false }, ...AUTHOR_FLAG_SPECS },
+} as const satisfies CommandSpec;
+
+/** `file status` (cli/managing.ts). */
+export const FILE_STATUS_SPEC = {
+  args: [],
+  flags: {
+    input: INPUT_FLAG_SPEC,
+    topic: { type: 'string', description: 'Topic id.' },
+    path: { type: 'string', description: 'File path inside the topic.' },
+    status: { type: 'string', description: 'active | problematic | obsolete' },
+    reason: { type: 'string', description: 'Why (required unless active).' },
+    ...AUTHOR_FLAG_SPECS,
+  },
+} as const satisfies CommandSpec;
+
+/** `get` (cli/getting.ts). */
+export const GET_SPEC = {
+  args: [],
+  flags: {
+    input: INPUT_FLAG_SPEC,
+    id: { type: 'string', description: 'Note id: <topic-id>/<path>[#L<start>-L<end>]' },
+    topic: { type: 'string', description: 'Topic id.' },
+    path: { type: 'string', description: 'File path inside the topic (default topic.md).' },
+    'start-line': { type: 'integer', description: 'First line (1-based).', min: 1 },
+    'end-line': { type: 'integer', description: 'Last line (inclusive).', min: 1 },
+    'max-chars': { type: 'integer', description: 'Cut the content after this many characters.', min: 1 },
+  },
+} as const satisfies CommandSpec;
+
+const REQUEST_ID_ARG = { name: 'id', description: 'Request id (8 hex characters, from `tkoma-ref approvals`)', required: true } as const;
+
+/** `approve` (cli/approvals.ts). */
+export const APPROVE_SPEC = { args: [REQUEST_ID_ARG], flags: {} } as const satisfies CommandSpec;
+
+/** `deny` (cli/approvals.ts). */
+export const DENY_SPEC = {
+  args: [REQUEST_ID_ARG],
+  flags: { note: { type: 'string', description: 'Why, for the ghost (it reads this and retries smaller).' } },
+} as const satisfies CommandSpec;
+
+/** `index status` (cli/index-status.ts). */
+export const INDEX_STATUS_SPEC = { args: [], flags: {} } as const satisfies CommandSpec;
+
+/** `refresh` (cli/refreshing.ts). */
+export const REFRESH_SPEC = {
+  args: [{ name: 'ids', description: 'Topic ids' }],
+  variadic: true,
+  flags: {
+    stale: { type: 'boolean', description: 'Refresh every stale topic.', default: false },
+    all: { type: 'boolean', description: 'Refresh every non-obsolete topic.', default: false },
+    'dry-run': { type: 'boolean', description: 'Show what would change and be skipped, and the estimated cost; write nothing.', default: false },
+    ...AUTHOR_FLAG_SPECS,
+    embedder: EMBEDDER_FLAG_SPEC,
+  },
+} as const satisfies CommandSpec;
+
+/** `sync` (cli/syncing.ts). */
+export const SYNC_SPEC = {
+  args: [],
+  flags: {
+    'dry-run': { type: 'boolean', description: 'Fetch, then say what would be pulled, pushed and merged; change nothing.', default: false },
+    continue: { type: 'boolean', description: 'Finish a sync that stopped on conflicts, once you resolved them (`git add`).', default: false },
     embedder: EMBEDDER_FLAG_SPEC,
   },
 } as const satisfies CommandSpec;

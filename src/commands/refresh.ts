@@ -1,96 +1,21 @@
-import { Args, Flags } from '@oclif/core';
+import { BaseCommand, oclifArgs, oclifFlags } from '../cli/base.js';
+import { type RefreshFlags, type RefreshOutput, renderRefresh, runRefresh } from '../cli/refreshing.js';
+import { REFRESH_SPEC } from '../cli/spec.js';
 
-import { authorFlags, BaseCommand, embedderFlag } from '../cli/base.js';
-import { table } from '../cli/render.js';
-import { asTkomaError, EXIT } from '../lib/errors.js';
-import type { RefreshDryRun } from '../lib/topics/dry-run.js';
-import { skipLines } from '../lib/topics/skip-report.js';
-import { type RefreshResult, refreshTopic, selectTopicsToRefresh } from '../lib/topics/refresh.js';
-import { validateTopicIdField } from '../lib/topics/request.js';
-
-interface RefreshOutput {
-  /** The root is behind its remote as last fetched: refresh never pulls, so it says so. */
-  warnings?: string[];
-  topics: (RefreshResult | RefreshDryRun | { topic_id: string; error: { code: string; message: string } })[];
-}
-
+// The work is in cli/refreshing.ts, which the start-up fast path runs without oclif.
 export default class Refresh extends BaseCommand<typeof Refresh> {
   static summary = 'Re-fetch tracked sources (same ref; pinned commits stay), apply changes, reindex: one commit per topic.';
   static strict = false;
-  static args = { ids: Args.string({ description: 'Topic ids' }) };
+  static args = oclifArgs(REFRESH_SPEC);
   static description = '--dry-run fetches into a temporary folder and reports what would be added, changed, removed and skipped, with the re-indexing estimate; the topic, the index and git stay untouched.';
   static examples = ['<%= config.bin %> refresh topic-dioxus-ui', '<%= config.bin %> refresh --stale --dry-run', '<%= config.bin %> refresh --all --json'];
-  static flags = {
-    stale: Flags.boolean({ description: 'Refresh every stale topic.', default: false }),
-    all: Flags.boolean({ description: 'Refresh every non-obsolete topic.', default: false }),
-    'dry-run': Flags.boolean({ description: 'Show what would change and be skipped, and the estimated cost; write nothing.', default: false }),
-    ...authorFlags,
-    ...embedderFlag,
-  };
+  static flags = oclifFlags(REFRESH_SPEC);
 
   protected async execute(): Promise<RefreshOutput> {
-    const root = this.root();
-    const ids: string[] = [];
-    for (const id of this.positional) ids.push(validateTopicIdField(await this.topicId(root, id)));
-    const selected = await selectTopicsToRefresh(root, { ids, stale: this.flags.stale, all: this.flags.all });
-    const progress = await this.progress();
-    const out: RefreshOutput = { topics: [] };
-    const behind = (await import('../lib/sync/remote.js')).behindRemote(root);
-    if (behind) {
-      out.warnings = [behind.message];
-      progress.warn(behind.message);
-    }
-    const dry = this.flags['dry-run'] ? await import('../lib/topics/dry-run.js') : null;
-    for (const id of selected) {
-      try {
-        if (dry) {
-          out.topics.push(await dry.dryRunRefresh(root, id, { progress }));
-          continue;
-        }
-        out.topics.push(await refreshTopic(root, id, { author: { ghost: this.flags.ghost, model: this.flags.model }, progress, embedderFlag: this.flags.embedder }));
-      } catch (err) {
-        const e = asTkomaError(err);
-        // With one named topic the failure is the answer; with several, report it and go on.
-        if (selected.length === 1) throw e;
-        out.topics.push({ topic_id: id, error: { code: e.code, message: e.message } });
-      }
-    }
-    if (out.topics.some((t) => 'error' in t)) process.exitCode = EXIT.SOURCE_FAILED;
-    return out;
+    return runRefresh(this.flags as RefreshFlags, this.positional, () => this.progress());
   }
 
   protected renderHuman(r: RefreshOutput): string {
-    if (r.topics.length === 0) return 'Nothing to refresh.';
-    if (r.topics.some((t) => 'dry_run' in t)) return r.topics.map((t) => ('dry_run' in t ? dryRunText(t) : `${t.topic_id}: failed: ${'error' in t ? t.error.message : ''}`)).join('\n\n');
-    return table(
-      r.topics.map((t) =>
-        'error' in t
-          ? { topic_id: t.topic_id, result: `failed: ${t.error.message}` }
-          : 'dry_run' in t
-            ? { topic_id: t.topic_id, result: 'dry run' }
-            : { topic_id: t.topic_id, result: `+${t.added} ~${t.changed} -${t.removed} =${t.unchanged}`, sources: t.sources.map((s) => s.status).join(', '), commit: t.commit?.slice(0, 7) ?? '-' },
-      ),
-      [
-        { key: 'topic_id', header: 'TOPIC' },
-        { key: 'result', header: 'FILES (+ ~ - =)', max: 60 },
-        { key: 'sources', header: 'SOURCES' },
-        { key: 'commit', header: 'COMMIT' },
-      ],
-    );
+    return renderRefresh(r);
   }
-}
-
-/** One topic's dry run in words: the counts, the first paths of each kind, skips and the estimate. */
-function dryRunText(t: RefreshDryRun, shown = 10): string {
-  const list = (sign: string, paths: string[]) => [...paths.slice(0, shown).map((p) => `  ${sign} ${p}`), ...(paths.length > shown ? [`  ${sign} … ${paths.length - shown} more`] : [])];
-  return [
-    `Dry run: ${t.topic_id} would get +${t.added.length} ~${t.changed.length} -${t.removed.length} (${t.unchanged} unchanged). Nothing was written.`,
-    ...t.sources.map((s) => `  ${s.url}: ${s.status}${s.error ? ` (${s.error})` : ''}`),
-    ...list('+', t.added),
-    ...list('~', t.changed),
-    ...list('-', t.removed),
-    ...t.conflicts.map((c) => `  ! ${c.path}: ${c.upstream} upstream but edited here (your version would stay)`),
-    ...skipLines(t.skipped),
-    ...(t.estimate ? [`estimate: ${t.estimate.summary}`] : []),
-  ].join('\n');
 }
