@@ -1,8 +1,9 @@
 /**
- * Start-up fast path for the commands agents call most: `search`, `mcp`, `topic list`, a
- * ghost's `topic create --json --input …` and `init --json` run without loading oclif, which costs ~150–200 ms of a ~350 ms start on this machine. The flags are parsed from the same
- * plain specs the oclif command is built from; anything unusual (help, an unknown or repeated
- * flag, a value out of range) is left to oclif, so usage errors and help read exactly as before.
+ * Start-up fast path for the commands agents call most (cli/fast-names.ts lists them): they run
+ * without loading oclif, which costs ~150–200 ms of a ~350 ms start on this machine. The flags are
+ * parsed from the same plain specs the oclif command is built from; anything unusual (help, an
+ * unknown or repeated flag, a value out of range) is left to oclif, so usage errors and help read
+ * exactly as before.
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
@@ -141,7 +142,7 @@ async function runTopicListFast(argv: readonly string[]): Promise<boolean> {
 
 /**
  * `topic create --json --input …` only: no terminal to ask on and no progress to draw (both off
- * under --json), and no flag for an error to be renamed after (BaseCommand.inFlagTerms leaves
+ * under --json), and no flag for an error to be renamed after (failure.ts's inFlagTerms leaves
  * errors as they are when the argv holds `--input`). Everything else is oclif's.
  */
 async function runTopicCreateFast(argv: readonly string[]): Promise<boolean> {
