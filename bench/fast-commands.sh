@@ -23,7 +23,7 @@ tk init --root "$T" --json >/dev/null
 printf '\n[sources]\nlocal_roots = ["%s"]\n' "$WORK" >>"$T/tkoma-ref.toml"
 git -C "$T" commit -qm sources -- tkoma-ref.toml
 tk topic create --root "$T" --json --yes --title Kept --topic-id topic-kept --git "file://$UP" >/dev/null
-REQ=$(tk topic create --root "$T" --json --input "{\"title\":\"Asked\",\"sources\":[{\"type\":\"git\",\"url\":\"file://$UP\"}]}" 2>/dev/null | node -e 'process.stdin.on("data",d=>console.log(JSON.parse(d).request_id))')
+REQ=$(tk topic create --root "$T" --json --input "{\"title\":\"Asked\",\"sources\":[{\"type\":\"git\",\"url\":\"file://$UP\"}]}" 2>/dev/null | node -e 'process.stdin.on("data",d=>console.log(JSON.parse(d).request_id))' || true) # exit 4: approval required
 git init -q --bare "$WORK/remote.git" && git -C "$T" remote add origin "$WORK/remote.git"
 tk sync --root "$T" --json >/dev/null
 
@@ -38,8 +38,9 @@ declare -A CMD=(
   [index-status]="index status --json"
   [sync]="sync --json"
   [topic-list]="topic list --json"
+  [topic-create]="topic create --json --yes --title Made --topic-id topic-made --git file://$UP --tag a"
 )
-ORDER=(topic-update refresh get delete approve deny file-status index-status sync topic-list)
+ORDER=(topic-update refresh get delete approve deny file-status index-status sync topic-create topic-list)
 [ $# -gt 0 ] && ORDER=("$@")
 
 n=0
