@@ -51,8 +51,9 @@ export async function listTree(cwd: string, commit: string, opts: GitRunOptions 
 /**
  * Sizes of the blobs present in the local object store. Never fetches: `--batch-all-objects`
  * only enumerates what is there, so missing blobs of a partial clone are simply absent.
+ * `commits` is given every commit id met.
  */
-export async function presentBlobSizes(cwd: string, opts: GitRunOptions = {}): Promise<Map<string, number>> {
+export async function presentBlobSizes(cwd: string, opts: GitRunOptions = {}, commits?: Set<string>): Promise<Map<string, number>> {
   const { stdout } = await runGit(
     ['cat-file', '--batch-all-objects', '--batch-check=%(objectname) %(objecttype) %(objectsize)'],
     { ...opts, cwd },
@@ -61,6 +62,7 @@ export async function presentBlobSizes(cwd: string, opts: GitRunOptions = {}): P
   for (const line of stdout.toString('utf8').split('\n')) {
     const [oid, type, size] = line.split(' ');
     if (type === 'blob' && oid && size) sizes.set(oid, Number(size));
+    else if (type === 'commit' && oid) commits?.add(oid);
   }
   return sizes;
 }
@@ -140,10 +142,30 @@ export function fastImportPath(path: string): string {
 export async function packForRoot(cwd: string, files: { path: string; oid: string }[], dir: string, opts: GitRunOptions = {}): Promise<void> {
   if (files.length === 0) return;
   const ref = 'refs/heads/tkoma-trees';
-  const commands = [`commit ${ref}`, 'committer tkoma-ref <tkoma-ref@localhost> 0 +0000', 'data 0', ...files.map((f) => `M 100644 ${f.oid} ${fastImportPath(f.path)}`), ''];
-  await runGit(['fast-import', '--quiet'], { ...opts, cwd, input: commands.join('\n') + '\n' });
-  const { stdout } = await runGit(['ls-tree', '-r', '-d', '-t', '-z', ref], { ...opts, cwd });
-  const trees = parseLsTree(stdout.toString('utf8')).map((e) => e.oid);
+  const folders = new Set<string>();
+  for (const f of files) for (let i = f.path.indexOf('/'); i > 0; i = f.path.indexOf('/', i + 1)) folders.add(f.path.slice(0, i));
+  // Each folder's tree id from fast-import itself (`ls` after the commit; it was a `git ls-tree
+  // -r -d -t` of its own), and its objects kept in its pack: under 100 objects it ran `git
+  // unpack-objects` to write them loose.
+  const commands = [
+    `commit ${ref}`,
+    'mark :1',
+    'committer tkoma-ref <tkoma-ref@localhost> 0 +0000',
+    'data 0',
+    ...files.map((f) => `M 100644 ${f.oid} ${fastImportPath(f.path)}`),
+    '',
+    ...[...folders].map((d) => `ls :1 ${fastImportPath(d)}`),
+  ];
+  const { stdout: listed } = await runGit(['-c', 'fastimport.unpackLimit=0', 'fast-import', '--quiet'], { ...opts, cwd, input: commands.join('\n') + '\n' });
+  let trees = listed
+    .toString('utf8')
+    .split('\n')
+    .map((l) => /^040000 tree ([0-9a-f]{40,64})\t/.exec(l)?.[1])
+    .filter((oid): oid is string => oid !== undefined);
+  if (trees.length !== folders.size) {
+    const { stdout } = await runGit(['ls-tree', '-r', '-d', '-t', '-z', ref], { ...opts, cwd });
+    trees = parseLsTree(stdout.toString('utf8')).map((e) => e.oid);
+  }
   await mkdir(dir, { recursive: true });
   const oids = [...new Set([...files.map((f) => f.oid), ...trees])];
   await runGit(['pack-objects', '-q', '--window=0', join(dir, 'pack')], { ...opts, cwd, input: oids.join('\n') + '\n' });

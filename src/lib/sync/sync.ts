@@ -82,10 +82,24 @@ function emptyChanges(): TopicChanges {
   return { added: [], changed: [], removed: [] };
 }
 
+/**
+ * Git's answers for pairs of commit ids: what two commits hold never changes, and a sync asks
+ * the same pair more than once (what it pulled, then what to index: the same diff).
+ */
+const diffs = new Map<string, string>();
+
 function changesBetween(root: string, from: string | null, to: string | null): TopicChanges {
   if (!to || from === to) return emptyChanges();
   const args = from ? ['diff', '--no-renames', '--name-status', '-z', from, to, '--', 'references'] : ['diff-tree', '-r', '--root', '--no-renames', '--name-status', '-z', '--no-commit-id', to, '--', 'references'];
-  return topicChanges(gitSync(root, args));
+  // Only full ids name fixed commits (a ref name such as HEAD moves).
+  const fixed = [from ?? '', to].every((c) => c === '' || /^[0-9a-f]{40}([0-9a-f]{24})?$/.test(c));
+  const key = JSON.stringify([root, ...args]);
+  let out = fixed ? diffs.get(key) : undefined;
+  if (out === undefined) {
+    out = gitSync(root, args);
+    if (fixed) diffs.set(key, out);
+  }
+  return topicChanges(out);
 }
 
 function mergeBase(root: string, a: string, b: string): string | null {
@@ -219,12 +233,14 @@ async function integrate(root: string, up: Upstream, tip: string | null, result:
   assertClean(root);
   const head = resolveRef(root, 'HEAD');
   if (!tip || !head || tip === head) return 'none';
-  if (gitOk(root, ['merge-base', '--is-ancestor', tip, head])) return 'none';
-  if (gitOk(root, ['merge-base', '--is-ancestor', head, tip])) {
+  // One `git merge-base` answers what two `--is-ancestor` did: a commit is an ancestor of the
+  // other exactly when it is their best common ancestor.
+  const base = mergeBase(root, head, tip);
+  if (base === tip) return 'none';
+  if (base === head) {
     await progress.task(`Fast-forward to ${up.remote}/${up.remoteBranch}`, () => mergeOrConflict(root, ['merge', '-q', '--ff-only', tip]));
     return 'merged';
   }
-  const base = mergeBase(root, head, tip);
   const incoming = commitsBetween(root, head, tip).length;
   const message = `sync: merge ${up.remote}/${up.remoteBranch} (${incoming} commit${incoming === 1 ? '' : 's'})`;
   return progress.task(`Merge ${up.remote}/${up.remoteBranch}`, async () => {
@@ -248,15 +264,6 @@ async function integrate(root: string, up: Upstream, tip: string | null, result:
     result.merged.commit = resolveRef(root, 'HEAD');
     return 'merged' as const;
   });
-}
-
-function gitOk(root: string, args: string[]): boolean {
-  try {
-    gitSync(root, args);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 /** A merge that stops on conflicts is expected; anything else (untracked files in the way) is not, and left nothing behind. */
