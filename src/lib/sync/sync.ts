@@ -83,8 +83,8 @@ function emptyChanges(): TopicChanges {
 }
 
 /**
- * Git's answers for pairs of commit ids: what two commits hold never changes, and a sync asks
- * the same pair more than once (what it pulled, then what to index: the same diff).
+ * Git's answers for pairs of commit ids during one sync: what two commits hold never changes,
+ * and a sync asks the same pair more than once (what it pulled, then what to index).
  */
 const diffs = new Map<string, string>();
 
@@ -152,6 +152,7 @@ function assertClean(root: string): void {
 }
 
 export async function syncRoot(root: string, opts: SyncOptions): Promise<SyncResult> {
+  diffs.clear(); // kept for one sync: a long-lived process (serve, watch) syncs many times
   let pending = readPending(root);
   if (pending && mergeHead(root) !== pending.merge_head) {
     // The operator finished (or aborted) the stopped merge with git: nothing of ours is pending.
