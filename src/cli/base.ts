@@ -147,10 +147,10 @@ function oclifFlag(f: FlagSpec): any {
       return Flags.boolean({ description: f.description, default: f.default, allowNo: f.allowNo ?? false });
     case 'integer':
       return wholeNumberFlag({ description: f.description, default: f.default, min: f.min, max: f.max });
-    case 'string':
-      return f.multiple
-        ? Flags.string({ description: f.description, multiple: true, ...(f.options ? { options: [...f.options] } : {}), ...(f.env ? { env: f.env } : {}) })
-        : Flags.string({ description: f.description, ...(f.options ? { options: [...f.options] } : {}), ...(f.env ? { env: f.env } : {}) });
+    case 'string': {
+      const o = { description: f.description, ...(f.options ? { options: [...f.options] } : {}), ...(f.env ? { env: f.env } : {}), ...(f.exclusive ? { exclusive: [...f.exclusive] } : {}) };
+      return f.multiple ? Flags.string({ ...o, multiple: true }) : Flags.string(o);
+    }
   }
 }
 

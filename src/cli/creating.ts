@@ -1,6 +1,6 @@
 /**
  * `topic create`: the work from parsed flags, with no oclif import, so the start-up fast path
- * (cli/fast.ts) runs a ghost's `topic create --json --input …` as the oclif command
+ * (cli/fast.ts) runs `topic create --json` (by --input or by flags) as the oclif command
  * (commands/topic/create.ts) does. Creates are the most frequent mutation, and oclif's start was
  * about a quarter of a small one's CPU.
  */

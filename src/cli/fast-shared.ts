@@ -8,7 +8,8 @@ import type { GetFlags } from './getting.js';
 import type { DeleteFlags, FileStatusFlags, TopicUpdateFlags } from './managing.js';
 import type { RefreshFlags, RefreshOutput } from './refreshing.js';
 import type { SyncFlags } from './syncing.js';
-import { APPROVE_SPEC, type CommandSpec, DELETE_SPEC, DENY_SPEC, FILE_STATUS_SPEC, GET_SPEC, INDEX_STATUS_SPEC, REFRESH_SPEC, SYNC_SPEC, TOPIC_UPDATE_SPEC } from './spec.js';
+import type { TopicCreateFlags } from './creating.js';
+import { APPROVE_SPEC, type CommandSpec, DELETE_SPEC, DENY_SPEC, FILE_STATUS_SPEC, GET_SPEC, INDEX_STATUS_SPEC, REFRESH_SPEC, SYNC_SPEC, TOPIC_CREATE_SPEC, TOPIC_UPDATE_SPEC } from './spec.js';
 
 export interface SharedCommand {
   spec: CommandSpec;
@@ -22,6 +23,17 @@ const jsonOnly = (p: ParsedArgv): boolean => p.flags.json === true;
 const silent = async () => (await import('../lib/progress.js')).silentProgress;
 
 export const SHARED: Record<string, SharedCommand> = {
+  'topic-create': {
+    spec: TOPIC_CREATE_SPEC,
+    // Without --json a person may be asked "Approve?" and shown progress: oclif's.
+    fits: jsonOnly,
+    run: async ({ flags }) => {
+      const m = await import('./creating.js');
+      const progress = await silent();
+      const result = await m.runTopicCreate(flags as unknown as TopicCreateFlags, { canAsk: () => false, confirm: async () => false, progress: async () => progress, approvalText: () => '' });
+      return { result, render: () => '', exitCode: m.topicCreateExitCode(result) };
+    },
+  },
   'topic-update': {
     spec: TOPIC_UPDATE_SPEC,
     run: async ({ flags, args }) => {

@@ -13,7 +13,7 @@ import { envFlagOr } from '../lib/settings.js';
 
 import { fastCommand } from './fast-names.js';
 import { SHARED, type SharedCommand } from './fast-shared.js';
-import { BASE_FLAG_SPECS, type CommandSpec, type FlagSpec, INIT_FAST_SPEC, MCP_SPEC, SEARCH_SPEC, TOPIC_CREATE_FAST_SPEC, TOPIC_LIST_SPEC } from './spec.js';
+import { BASE_FLAG_SPECS, type CommandSpec, type FlagSpec, INIT_FAST_SPEC, MCP_SPEC, SEARCH_SPEC, TOPIC_LIST_SPEC } from './spec.js';
 
 export interface ParsedArgv {
   flags: Record<string, string | string[] | number | boolean | undefined>;
@@ -77,6 +77,8 @@ export function parseBySpec(spec: CommandSpec, argv: readonly string[], env: Nod
       flags[name] = typeof v === 'string' ? v : fromEnv;
     }
   }
+  // oclif refuses a flag given with one it excludes (--body-file with --body).
+  for (const [name, f] of Object.entries(all)) if (f.type === 'string' && values[name] !== undefined && f.exclusive?.some((x) => values[x] !== undefined)) return null;
   return { flags, args: parsed.positionals };
 }
 
@@ -87,7 +89,6 @@ export async function runFast(argv: readonly string[]): Promise<boolean> {
   const { name, rest } = command;
   if (name === 'mcp') return runMcpFast(rest);
   if (name === 'topic-list') return runTopicListFast(rest);
-  if (name === 'topic-create') return runTopicCreateFast(rest);
   if (name === 'init') return runInitFast(rest);
   if (name !== 'search') return runSharedFast(SHARED[name]!, rest);
   const parsed = parseBySpec(SEARCH_SPEC, rest);
@@ -136,35 +137,6 @@ async function runTopicListFast(argv: readonly string[]): Promise<boolean> {
     emitResult(await runTopicList(parsed.flags as import('./listing.js').TopicListFlags), json, (r) => renderTopicList(r as import('./listing.js').TopicListRow[]));
   } catch (err) {
     emitFailure(err, json);
-  }
-  return true;
-}
-
-/**
- * `topic create --json --input …` only: no terminal to ask on and no progress to draw (both off
- * under --json), and no flag for an error to be renamed after (failure.ts's inFlagTerms leaves
- * errors as they are when the argv holds `--input`). Everything else is oclif's.
- */
-async function runTopicCreateFast(argv: readonly string[]): Promise<boolean> {
-  if (!argv.includes('--input') || !argv.includes('--json')) return false;
-  const parsed = parseBySpec(TOPIC_CREATE_FAST_SPEC, argv);
-  if (!parsed || parsed.flags.json !== true || typeof parsed.flags.input !== 'string') return false;
-  const [{ runTopicCreate, topicCreateExitCode }, { emitFailure, emitResult }, { silentProgress }] = await Promise.all([
-    import('./creating.js'),
-    import('./output.js'),
-    import('../lib/progress.js'),
-  ]);
-  const flags = { ...parsed.flags, crawl: false } as unknown as import('./creating.js').TopicCreateFlags;
-  try {
-    const result = await runTopicCreate(flags, {
-      canAsk: () => false,
-      confirm: async () => false,
-      progress: async () => silentProgress,
-      approvalText: () => '',
-    });
-    emitResult(result, true, () => '', topicCreateExitCode(result));
-  } catch (err) {
-    emitFailure(err, true);
   }
   return true;
 }

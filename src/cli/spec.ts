@@ -7,7 +7,7 @@ import { settingEnv } from '../lib/settings.js';
 
 export type FlagSpec =
   | { type: 'boolean'; description: string; default?: boolean; allowNo?: boolean }
-  | { type: 'string'; description: string; options?: readonly string[]; multiple?: boolean; env?: string }
+  | { type: 'string'; description: string; options?: readonly string[]; multiple?: boolean; env?: string; exclusive?: readonly string[] }
   | { type: 'integer'; description: string; default?: number; min?: number; max?: number };
 
 export interface CommandSpec {
@@ -80,14 +80,29 @@ export const TOPIC_LIST_SPEC = {
 /** The part of `init` the fast path answers: `init --json` (--root); --embedder goes to oclif. */
 export const INIT_FAST_SPEC = { args: [], flags: {} } as const satisfies CommandSpec;
 
-/**
- * The part of `topic create` the fast path answers (cli/creating.ts): a ghost's whole request as
- * JSON. Any other flag (--title, --git, …) is left to oclif, whose definitions name them all.
- */
-export const TOPIC_CREATE_FAST_SPEC = {
+/** `topic create` (cli/creating.ts); the oclif command's flags are made from it. */
+export const TOPIC_CREATE_SPEC = {
   args: [],
   flags: {
     input: INPUT_FLAG_SPEC,
+    title: { type: 'string', description: 'Topic title.' },
+    body: { type: 'string', description: 'Topic description (markdown) written by the ghost.' },
+    'body-file': { type: 'string', description: 'Read the body from a file.', exclusive: ['body'] },
+    git: { type: 'string', description: 'Git source URL (https, ssh, git@host:path, file://).', multiple: true },
+    ref: { type: 'string', description: 'Branch, tag or full commit of the --git source.' },
+    path: { type: 'string', description: 'Folder (trailing /) or file of the --git source to fetch.', multiple: true },
+    web: { type: 'string', description: 'Web page URL (one page per source; with --crawl, the start of a crawl).', multiple: true },
+    crawl: { type: 'boolean', description: 'Crawl the documentation site from each --web URL instead of fetching the one page.', default: false },
+    'max-pages': { type: 'integer', description: 'With --crawl: most pages kept per site (default 200; at most [crawl] max_pages_cap).', min: 1 },
+    'max-depth': { type: 'integer', description: 'With --crawl: most link hops from the start page (default 5).', min: 1 },
+    'crawl-scope': { type: 'string', description: "With --crawl: prefix (the pages under the URL's folder, the default) or host (the whole host).", options: ['prefix', 'host'] },
+    'crawl-include': { type: 'string', description: 'With --crawl: only URL paths matching this glob (repeatable).', multiple: true },
+    'crawl-exclude': { type: 'string', description: 'With --crawl: leave out URL paths matching this glob (repeatable).', multiple: true },
+    npm: { type: 'string', description: 'npm package, optionally @version, range or dist-tag: zod@3.23.8, @scope/name@^1.', multiple: true },
+    tag: { type: 'string', description: 'Tag (repeatable).', multiple: true },
+    'max-age-days': { type: 'integer', description: 'Days until the topic is stale (0 = never). Default 30.' },
+    'trust-score': { type: 'integer', description: 'Trust score 0-10. Default 5.' },
+    'topic-id': { type: 'string', description: 'Topic id (default: topic-<slug of title>).' },
     approve: { type: 'string', description: 'Approval token from phase 1 (only when `[approval] mode = "token"`).' },
     yes: { type: 'boolean', description: "Operator's explicit approval: fetch without a token.", default: false },
     'dry-run': { type: 'boolean', description: 'Show what would be fetched and skipped, and the estimated chunks and time; write nothing.', default: false },

@@ -16,6 +16,7 @@ afterAll(() => tmp.cleanup());
 
 const template = join(tmp.path, 'template');
 let requestId = '';
+let url = '';
 let roots = 0;
 /** A fresh copy of the template root: each side of a comparison gets its own. */
 function fresh(): string {
@@ -37,13 +38,14 @@ function traced(args: string[], root: string, input?: string): CliResult & { ocl
   return { code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr, json: undefined, oclif };
 }
 
-/** Commit ids, times and each side's own folder differ between two runs; nothing else may. */
+/** Commit ids, new request ids, times and each side's own folder differ between two runs; nothing else may. */
 function alike(r: CliResult, root: string) {
   const mask = (s: string) =>
     s
       .split(root)
       .join('<root>')
       .replace(/\b[0-9a-f]{40}\b/g, '<commit>')
+      .replace(/\b[0-9a-f]{8}\b/g, (id) => (id === requestId ? id : '<request id>')) // a new request's id is random
       .replace(/commit [0-9a-f]{7}\b/g, 'commit <short>')
       .replace(/\b[0-9a-f]{7}\s*$/gm, '<short>')
       .replace(/\d{4}-\d\d-\d\dT[\d:.]+Z/g, '<time>')
@@ -57,6 +59,7 @@ function committed(root: string) {
   const note = join(root, 'references', 'topic-kept', 'topic.md');
   return {
     log: git(root, 'log', '--format=%an <%ae> %s', '--name-status'),
+    files: git(root, 'ls-tree', '-r', '--name-only', 'HEAD'),
     note: existsSync(note) ? readFileSync(note, 'utf8').replace(/\d{4}-\d\d-\d\dT[\d:.]+Z/g, '<time>') : null,
     approvals: git(root, 'status', '--porcelain'),
   };
@@ -65,7 +68,7 @@ function committed(root: string) {
 beforeAll(async () => {
   await cli(['init'], { root: template });
   allowLocalSources(template);
-  const url = makeRepo(join(tmp.path, 'up'), { 'README.md': '# Kept\n\nText.\n', 'docs/a.md': '# A\n\nMore.\n' }).url;
+  url = makeRepo(join(tmp.path, 'up'), { 'README.md': '# Kept\n\nText.\n', 'docs/a.md': '# A\n\nMore.\n' }).url;
   expect((await cli(['topic', 'create', '--yes', '--json', '--title', 'Kept', '--git', url], { root: template })).code).toBe(0);
   // A ghost's request waiting for the operator: what approve and deny decide.
   const asked = await cli(['topic', 'create', '--json', '--input', JSON.stringify({ title: 'Asked', sources: [{ type: 'git', url }] })], { root: template });
@@ -100,6 +103,10 @@ const cases: { name: string; args: () => string[]; input?: string; oclif?: true 
   { name: 'refresh --all --dry-run, JSON', args: () => ['refresh', '--all', '--dry-run', '--json'] },
   { name: 'refresh, JSON, no such topic', args: () => ['refresh', 'kept', 'nope', '--json'] },
   { name: 'sync, JSON, no remote', args: () => ['sync', '--json'] },
+  { name: 'topic create by flags, JSON', args: () => ['topic', 'create', '--yes', '--json', '--title', 'Made', '--git', url, '--path', 'docs/', '--tag', 'a', '--tag', 'b', '--ghost', 'g1'] },
+  { name: 'topic create by flags, approval required', args: () => ['topic', 'create', '--json', '--title', 'Made', '--git', url] },
+  { name: 'topic create by flags, an error in flag terms', args: () => ['topic', 'create', '--json', '--yes', '--git', url, '--max-age-days', '5'] },
+  { name: 'topic create by flags, crawl bounds without --crawl', args: () => ['topic', 'create', '--json', '--title', 'Made', '--web', 'http://127.0.0.1:9/', '--max-pages', '3'] },
   // Handed to oclif: the same answer either way.
   { name: 'refresh without --json (progress for people)', args: () => ['refresh', 'kept'], oclif: true },
   { name: 'topic update, words after a repeatable flag', args: () => ['topic', 'update', 'kept', '--tag', 'a', 'b', '--json'], oclif: true },
@@ -108,6 +115,8 @@ const cases: { name: string; args: () => string[]; input?: string; oclif?: true 
   { name: 'delete, no id', args: () => ['delete', '--yes', '--json'], oclif: true },
   { name: 'approve --help', args: () => ['approve', '--help'], oclif: true },
   { name: 'index status, an unknown flag', args: () => ['index', 'status', '--bogus'], oclif: true },
+  { name: 'topic create, --body with --body-file', args: () => ['topic', 'create', '--json', '--title', 'Made', '--git', url, '--body', 'b', '--body-file', 'x.md'], oclif: true },
+  { name: 'topic create by flags without --json', args: () => ['topic', 'create', '--yes', '--title', 'Made', '--git', url], oclif: true },
 ];
 
 describe('commands both paths share', () => {

@@ -86,7 +86,7 @@ describe('topic list on the fast path', () => {
   });
 });
 
-describe('topic create --json --input on the fast path', () => {
+describe('topic create --json on the fast path (a ghost\'s --input)', () => {
   const template = join(tmp.path, 'create-template');
   let url = '';
   let roots = 0;
@@ -119,7 +119,7 @@ describe('topic create --json --input on the fast path', () => {
     { name: 'a refused request', args: () => ['topic', 'create', '--json', '--yes', '--input', request({ title: '' })] },
     { name: 'input that is not JSON', args: () => ['topic', 'create', '--json', '--input', 'nope'] },
     // Handed to oclif: the same answer either way.
-    { name: 'a flag the fast path leaves to oclif', args: () => ['topic', 'create', '--json', '--yes', '--tag', 'x', '--input', request()] },
+    { name: 'flags beside --input', args: () => ['topic', 'create', '--json', '--yes', '--tag', 'x', '--input', request()] },
     { name: 'without --json', args: () => ['topic', 'create', '--yes', '--input', request()] },
     { name: 'an unknown flag', args: () => ['topic', 'create', '--json', '--bogus', '--input', request()] },
   ];

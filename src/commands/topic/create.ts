@@ -1,8 +1,7 @@
-import { Flags } from '@oclif/core';
-
-import { authorFlags, BaseCommand, embedderFlag, inputFlag, wholeNumberFlag } from '../../cli/base.js';
+import { BaseCommand, oclifFlags } from '../../cli/base.js';
 import { runTopicCreate, type TopicCreateAnswer, type TopicCreateFlags, topicCreateExitCode } from '../../cli/creating.js';
 import { paint } from '../../cli/render.js';
+import { TOPIC_CREATE_SPEC } from '../../cli/spec.js';
 import type { ApprovalRequired } from '../../lib/topics/create.js';
 import type { CreateDryRun } from '../../lib/topics/dry-run.js';
 import { skipLines } from '../../lib/topics/skip-report.js';
@@ -20,32 +19,7 @@ Several sources, or refs and paths per source: use --input JSON.`;
     `<%= config.bin %> topic create --title "Dioxus guide" --web https://dioxuslabs.com/learn/0.6/ --crawl --max-pages 300 --crawl-exclude "**/changelog/**" --json`,
   ];
 
-  static flags = {
-    ...inputFlag,
-    title: Flags.string({ description: 'Topic title.' }),
-    body: Flags.string({ description: 'Topic description (markdown) written by the ghost.' }),
-    'body-file': Flags.string({ description: 'Read the body from a file.', exclusive: ['body'] }),
-    git: Flags.string({ description: 'Git source URL (https, ssh, git@host:path, file://).', multiple: true }),
-    ref: Flags.string({ description: 'Branch, tag or full commit of the --git source.' }),
-    path: Flags.string({ description: 'Folder (trailing /) or file of the --git source to fetch.', multiple: true }),
-    web: Flags.string({ description: 'Web page URL (one page per source; with --crawl, the start of a crawl).', multiple: true }),
-    crawl: Flags.boolean({ description: 'Crawl the documentation site from each --web URL instead of fetching the one page.', default: false }),
-    'max-pages': wholeNumberFlag({ description: 'With --crawl: most pages kept per site (default 200; at most [crawl] max_pages_cap).', min: 1 }),
-    'max-depth': wholeNumberFlag({ description: 'With --crawl: most link hops from the start page (default 5).', min: 1 }),
-    'crawl-scope': Flags.string({ description: 'With --crawl: prefix (the pages under the URL\'s folder, the default) or host (the whole host).', options: ['prefix', 'host'] }),
-    'crawl-include': Flags.string({ description: 'With --crawl: only URL paths matching this glob (repeatable).', multiple: true }),
-    'crawl-exclude': Flags.string({ description: 'With --crawl: leave out URL paths matching this glob (repeatable).', multiple: true }),
-    npm: Flags.string({ description: 'npm package, optionally @version, range or dist-tag: zod@3.23.8, @scope/name@^1.', multiple: true }),
-    tag: Flags.string({ description: 'Tag (repeatable).', multiple: true }),
-    'max-age-days': Flags.integer({ description: 'Days until the topic is stale (0 = never). Default 30.' }),
-    'trust-score': Flags.integer({ description: 'Trust score 0-10. Default 5.' }),
-    'topic-id': Flags.string({ description: 'Topic id (default: topic-<slug of title>).' }),
-    approve: Flags.string({ description: 'Approval token from phase 1 (only when `[approval] mode = "token"`).' }),
-    yes: Flags.boolean({ description: "Operator's explicit approval: fetch without a token.", default: false }),
-    'dry-run': Flags.boolean({ description: 'Show what would be fetched and skipped, and the estimated chunks and time; write nothing.', default: false }),
-    ...authorFlags,
-    ...embedderFlag,
-  };
+  static flags = oclifFlags(TOPIC_CREATE_SPEC);
 
   protected async execute(): Promise<TopicCreateAnswer> {
     return runTopicCreate(this.flags as TopicCreateFlags, {
