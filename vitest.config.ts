@@ -5,6 +5,8 @@ export default defineConfig({
     include: ['test/**/*.test.ts'],
     // Opt-in CPU accounting per test file (TKOMA_TEST_CPU_LOG=FILE); a no-op otherwise.
     setupFiles: ['test/helpers/cpu-log.ts'],
+    // One folder per run for the knowledge-root templates of test/helpers/roots.ts.
+    globalSetup: ['test/helpers/global-setup.ts'],
     // Time limits here only catch hangs; they are not a speed check. On a busy two-core machine
     // (load 10-25) a create with the real model can take minutes, and must still pass. A test
     // that waits for something waits for a condition, not a clock.

@@ -12,8 +12,9 @@ import { join } from 'node:path';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { allowLocalSources, cli, git, makeRepo, tmpDir } from '../helpers/fixtures.js';
+import { cli, git, makeRepo, tmpDir } from '../helpers/fixtures.js';
 import { crashAt, createArgs, leftovers, mustRun, snapshot } from '../helpers/crash.js';
+import { freshRoot } from '../helpers/roots.js';
 
 type Trigger = { kind: 'kill'; point: string } | { kind: 'gpg' };
 
@@ -35,8 +36,7 @@ describe("failed or killed mutations never touch the operator's work", () => {
     const keep = makeRepo(join(tmp.path, 'keep-up'), { 'README.md': '# Keeper\n\nAardvark field notes.\n' });
     upstream = makeRepo(join(tmp.path, 'target-up'), { 'README.md': '# Target\n\nBaseline words.\n', 'docs/guide.md': '# Guide\n\nStable.\n' });
     freshUrl = makeRepo(join(tmp.path, 'fresh-up'), { 'README.md': '# Fresh\n\nNew words.\n' }).url;
-    await mustRun(['init', '--json'], root);
-    allowLocalSources(root);
+    await freshRoot(root);
     await mustRun(createArgs('keep', keep.url), root);
     await mustRun(createArgs('target', upstream.url), root);
   });

@@ -10,13 +10,12 @@ import { afterAll, describe, expect, it } from 'vitest';
 
 import { git, makeRepo, tmpDir } from '../helpers/fixtures.js';
 import { createArgs, expectClean, mustRun } from '../helpers/crash.js';
-import { rootMaker } from '../helpers/roots.js';
+import { freshRoot } from '../helpers/roots.js';
 
 describe('fetched files are always committed', () => {
   const tmp = tmpDir('tkoma-crash-tracked-');
   afterAll(() => tmp.cleanup());
   /** One `init` for the file (its .gitignore is what the first test reads); each root is a copy. */
-  const roots = rootMaker(tmp.path);
   const upstream = () =>
     makeRepo(join(tmp.path, `up-${Math.random().toString(36).slice(2)}`), {
       'README.md': '# Upstream\n\nHello.\n',
@@ -26,7 +25,7 @@ describe('fetched files are always committed', () => {
 
   it("a new root anchors /.tkoma/: a repository's own .tkoma/ files are committed and cloned", async () => {
     const root = join(tmp.path, 'kb1');
-    await roots.make(root);
+    await freshRoot(root);
     expect(readFileSync(join(root, '.gitignore'), 'utf8')).toMatch(/^\/\.tkoma\/$/m);
     await mustRun(createArgs('nested', upstream().url), root);
     expect(git(root, 'ls-files', '--', 'references/nested/docs/.tkoma/x.md')).toBe('references/nested/docs/.tkoma/x.md');
@@ -38,7 +37,7 @@ describe('fetched files are always committed', () => {
 
   it('an old root is migrated on its next write: the line is anchored and the missing files committed', async () => {
     const root = join(tmp.path, 'kb2');
-    await roots.make(root);
+    await freshRoot(root);
     await mustRun(createArgs('nested', upstream().url), root);
     // The state a root made before this fix is in: unanchored rule, the nested file never committed.
     writeFileSync(join(root, '.gitignore'), '# Derived and disposable\n.tkoma/\n');
@@ -61,7 +60,7 @@ describe('fetched files are always committed', () => {
 
   it("an operator's ignore rule that matches fetched files does not keep them out of the commit", async () => {
     const root = join(tmp.path, 'kb3');
-    await roots.make(root);
+    await freshRoot(root);
     writeFileSync(join(root, '.gitignore'), `${readFileSync(join(root, '.gitignore'), 'utf8')}private/\n`);
     git(root, 'commit', '-q', '-am', 'operator: ignore private/');
     await mustRun(createArgs('ruled', upstream().url), root);

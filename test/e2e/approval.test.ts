@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { cli, git, makeRepo, tmpDir } from '../helpers/fixtures.js';
 import { send, startServer, type TestServer } from '../helpers/http-server.js';
-import { rootMaker } from '../helpers/roots.js';
+import { freshRoot } from '../helpers/roots.js';
 
 const tmp = tmpDir('tkoma-approval-');
 let server: TestServer;
@@ -31,11 +31,9 @@ afterAll(async () => {
   tmp.cleanup();
 });
 
-/** Roots are one `init` and the operator's settings commit, copied: no test here is about init. */
-const roots = rootMaker(tmp.path);
 async function newRoot(name: string, approval?: 'token'): Promise<string> {
   const root = join(tmp.path, name);
-  await roots.make(root, approval ? { approval } : {});
+  await freshRoot(root, approval ? { approval } : {});
   return root;
 }
 

@@ -11,17 +11,16 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type DocsSite, docsSite } from '../helpers/docs-site.js';
 import { cli, git, tmpDir } from '../helpers/fixtures.js';
 import { call, connect } from '../helpers/mcp.js';
-import { rootMaker } from '../helpers/roots.js';
+import { freshRoot as copiedRoot } from '../helpers/roots.js';
 
 describe('crawl bounds: the hard cap in tkoma-ref.toml and the --crawl flags (CLI)', () => {
   const tmp = tmpDir('tkoma-crawl-opts-');
   let site: DocsSite;
   let n = 0;
-  const roots = rootMaker(tmp.path);
-  /** A fresh root allowed to fetch from 127.0.0.1 (one `init` per file, copied), with `toml` appended to its tkoma-ref.toml. */
+  /** A fresh root allowed to fetch from 127.0.0.1 (one `init` per test run, copied), with `toml` appended to its tkoma-ref.toml. */
   const freshRoot = async (toml = ''): Promise<string> => {
     const root = join(tmp.path, `kb-${++n}`);
-    await roots.make(root);
+    await copiedRoot(root);
     if (toml) {
       appendFileSync(join(root, 'tkoma-ref.toml'), `\n${toml}\n`);
       git(root, 'commit', '-q', '-am', 'crawl cap');

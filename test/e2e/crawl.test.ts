@@ -9,7 +9,8 @@ import { join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { DOC_PACKAGES, type DocsSite, docsSite } from '../helpers/docs-site.js';
-import { allowLocalSources, cli, git, operatorApproves, tmpDir } from '../helpers/fixtures.js';
+import { cli, git, operatorApproves, tmpDir } from '../helpers/fixtures.js';
+import { freshRoot } from '../helpers/roots.js';
 
 function filesUnder(dir: string): string[] {
   const out: string[] = [];
@@ -42,8 +43,7 @@ describe('crawling a documentation site (CLI, real site on 127.0.0.1)', () => {
     site = await docsSite();
     folder = `127.0.0.1-${new URL(site.base).port}`;
     request = { title: 'Test docs', body: '# Test docs\n\nGuides.\n', topic_id: id, max_age_days: 30, sources: [{ type: 'web', url: `${site.base}/docs/`, crawl: {} }] };
-    expect((await cli(['init', '--json'], { root })).code).toBe(0);
-    allowLocalSources(root);
+    await freshRoot(root);
   });
   afterAll(async () => {
     await site?.close();

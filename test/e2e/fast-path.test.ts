@@ -14,12 +14,7 @@ import { MCP_SPEC } from '../../src/cli/spec.js';
 import { SEARCH_SPEC } from '../../src/cli/searching.js';
 import { markingFind } from '../helpers/fake-find.js';
 import { BIN, cli, makeRepo, PROJECT, tmpDir } from '../helpers/fixtures.js';
-import { rootMaker } from '../helpers/roots.js';
-
-/** Every root here is one `init` (and the operator's settings commit), copied: no test here is about init. */
-const rootTemplates = tmpDir('tkoma-fast-path-roots-');
-const roots = rootMaker(rootTemplates.path);
-afterAll(() => rootTemplates.cleanup());
+import { freshRoot } from '../helpers/roots.js';
 
 describe('parseBySpec', () => {
   it('parses plain flags, defaults, --no-x and the positional question', () => {
@@ -53,7 +48,7 @@ describe('search fast path, end to end', () => {
   const root = join(tmp.path, 'kb');
 
   beforeAll(async () => {
-    await roots.make(root);
+    await freshRoot(root);
     const repo = makeRepo(join(tmp.path, 'up'), {
       'README.md': '# Gadgets\n\nGadgets calibrate sprockets.\n\n## Install\n\nRun the installer twice.\n',
       'src/calibrate.py': 'def calibrate(sprocket):\n    """Calibrate a sprocket."""\n    return sprocket * 2\n',
@@ -126,7 +121,7 @@ describe('mcp fast path', () => {
   const tmp = tmpDir();
   const root = join(tmp.path, 'kb');
   beforeAll(async () => {
-    await roots.make(root);
+    await freshRoot(root);
   });
   afterAll(() => tmp.cleanup());
 

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { cli, git, makeRepo, tmpDir } from '../helpers/fixtures.js';
-import { rootMaker } from '../helpers/roots.js';
+import { freshRoot } from '../helpers/roots.js';
 
 const minified = `!function(e){${'var a=e+1;'.repeat(400)}}(window);\n`;
 
@@ -31,11 +31,6 @@ function rootState(root: string): { head: string; status: string; files: string[
   walk(root, '');
   return { head: git(root, 'rev-parse', 'HEAD'), status: git(root, 'status', '--porcelain', '--ignored'), files: files.sort() };
 }
-
-/** Every root here is one `init` (and the operator's settings commit), copied: no test here is about init. */
-const rootTemplates = tmpDir('tkoma-skipped-roots-');
-const roots = rootMaker(rootTemplates.path);
-afterAll(() => rootTemplates.cleanup());
 
 describe('skipped files: recorded, counted, explained; dry runs write nothing', () => {
   const tmp = tmpDir('tkoma-skipped-');
@@ -58,7 +53,7 @@ describe('skipped files: recorded, counted, explained; dry runs write nothing', 
       'node_modules/left-pad/index.js': 'module.exports = (s) => s;\n',
     });
     request = { title: 'Bundler', body: '# Bundler\n\nA bundler.\n', sources: [{ type: 'git', url: repo.url }], topic_id: id };
-    await roots.make(root);
+    await freshRoot(root);
   });
   afterAll(() => tmp.cleanup());
 
@@ -199,7 +194,7 @@ describe('the repository’s own .gitattributes decide what is generated or vend
     git(repo.dir, 'config', 'uploadpack.allowFilter', 'true');
     url = repo.url;
     request = { title: 'Marked', body: '# Marked\n\nOrders client.\n', sources: [{ type: 'git', url }], topic_id: id };
-    await roots.make(root);
+    await freshRoot(root);
   });
   afterAll(() => tmp.cleanup());
 

@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { cli, git, makeRepo, operatorApproves, tmpDir } from '../helpers/fixtures.js';
 import { call, connect, type Connected } from '../helpers/mcp.js';
-import { rootMaker } from '../helpers/roots.js';
+import { freshRoot } from '../helpers/roots.js';
 
 const tmp = tmpDir('tkoma-mcp-approval-');
 const TOKEN = /v1\.\d+\.[A-Za-z0-9_-]{20,}/;
@@ -29,12 +29,9 @@ async function topicIds(root: string): Promise<string[]> {
   return ((await cli(['topic', 'list', '--json'], { root })).json as { topic_id: string }[]).map((t) => t.topic_id);
 }
 
-/** One `init` for the file; each describe's root is a copy of it. */
-const roots = rootMaker(tmp.path);
-
 async function makeRoot(name: string, mode?: 'token'): Promise<string> {
   const root = join(tmp.path, name);
-  await roots.make(root, { approval: mode });
+  await freshRoot(root, { approval: mode });
   return root;
 }
 

@@ -19,12 +19,10 @@ import { renderTopicMd } from '../../src/lib/store/topic-files.js';
 import type { TopicFront } from '../../src/lib/store/model.js';
 import { cli, git, makeRepo, tmpDir } from '../helpers/fixtures.js';
 import { send, startServer, type TestServer } from '../helpers/http-server.js';
-import { rootMaker } from '../helpers/roots.js';
+import { freshRoot } from '../helpers/roots.js';
 
 const tmp = tmpDir();
 afterAll(() => tmp.cleanup());
-/** One `init` for the file; each describe's root is a copy (none of them tests init). */
-const roots = rootMaker(tmp.path);
 
 /** A text file of exactly `bytes` bytes ending with a line holding `marker`. */
 function sized(bytes: number, marker: string): string {
@@ -41,7 +39,7 @@ describe('request validation and prompt-safe titles (items 5, 7)', () => {
   let repoUrl = '';
 
   beforeAll(async () => {
-    await roots.make(root);
+    await freshRoot(root);
     repoUrl = makeRepo(join(tmp.path, 'up5'), { 'README.md': '# Hello\n\nWorld.\n' }).url;
     const r = await cli(['topic', 'create', '--yes', '--json', '--title', 'Hello', '--git', repoUrl], { root });
     expect(r.code, r.stdout + r.stderr).toBe(0);
@@ -141,7 +139,7 @@ describe('a topic folder renamed by hand (item 6) and search --topic on a broken
   const root = join(tmp.path, 'kb6');
 
   beforeAll(async () => {
-    await roots.make(root);
+    await freshRoot(root);
     const a = makeRepo(join(tmp.path, 'up6a'), { 'README.md': '# Alpha\n\nAardvark burrows.\n' }).url;
     const c = makeRepo(join(tmp.path, 'up6c'), { 'README.md': '# Gamma\n\nGiraffe necks.\n' }).url;
     expect((await cli(['topic', 'create', '--yes', '--json', '--title', 'Topic A', '--topic-id', 'topic-a', '--git', a], { root })).code).toBe(0);
@@ -197,7 +195,7 @@ describe('the index takes what the fetch cap admits (item 8)', () => {
   const root = join(tmp.path, 'kb8');
 
   beforeAll(async () => {
-    await roots.make(root);
+    await freshRoot(root);
     const repo = makeRepo(join(tmp.path, 'up8'), {
       'README.md': '# Sizes\n',
       'docs/just-over-a-million.txt': sized(1_000_001, 'zqxmarkerone'),
@@ -240,7 +238,7 @@ describe('web pages that are not text, or too big to convert, and reserved names
   let repoUrl = '';
 
   beforeAll(async () => {
-    await roots.make(root);
+    await freshRoot(root);
     server = await startServer();
     // Binary without a single NUL byte, labelled as HTML.
     const noise = Buffer.alloc(200_000);
