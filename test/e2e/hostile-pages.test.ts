@@ -9,16 +9,16 @@ import { join } from 'node:path';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { allowLocalSources, BIN, cli, git, makeRepo, operatorApproves, tmpDir } from '../helpers/fixtures.js';
+import { BIN, cli, git, makeRepo, operatorApproves, tmpDir } from '../helpers/fixtures.js';
 import { send, startServer, type TestServer } from '../helpers/http-server.js';
+import { freshRoot } from '../helpers/roots.js';
 
-/** Phase 1 then phase 2 of `topic create`, as an operator approving at once would. */
-async function create(root: string, request: Record<string, unknown>) {
-  const input = JSON.stringify(request);
-  const first = await cli(['topic', 'create', '--json', '--input', input], { root });
-  if (first.code !== 4) return first;
-  await operatorApproves(root, first.json.request_id);
-  return cli(['topic', 'create', '--json', '--input', input], { root });
+/**
+ * `topic create` with the operator's own approval (--yes): the fetch and what it stores are what
+ * this file tests; the approval steps are e2e/approval's and mcp/approval's.
+ */
+function create(root: string, request: Record<string, unknown>) {
+  return cli(['topic', 'create', '--yes', '--json', '--input', JSON.stringify(request)], { root });
 }
 
 /** The binary with its stderr watched as it comes (to see a hold point reached); the rest as `cli` gives it. */
@@ -49,8 +49,7 @@ describe('hostile pages and damaged state, round three (CLI, real server)', () =
 
   beforeAll(async () => {
     server = await startServer();
-    expect((await cli(['init', '--json'], { root })).code).toBe(0);
-    allowLocalSources(root);
+    await freshRoot(root);
   });
   afterAll(async () => {
     await server?.close();
