@@ -3,12 +3,13 @@
  * under a pseudo-terminal with util-linux `script` (skipped where it is missing).
  */
 import { execFileSync, spawnSync } from 'node:child_process';
-import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
+import { chmodSync, cpSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { allowLocalSources, BIN, cli, git, makeRepo, tmpDir } from '../helpers/fixtures.js';
+import { BIN, cli, git, makeRepo, tmpDir } from '../helpers/fixtures.js';
+import { freshRoot } from '../helpers/roots.js';
 
 const hasScript = spawnSync('script', ['--version']).status === 0;
 
@@ -31,8 +32,7 @@ describe('a CLI with manners', () => {
   let repoUrl = '';
 
   beforeAll(async () => {
-    await cli(['init'], { root });
-    allowLocalSources(root);
+    await freshRoot(root);
     repoUrl = makeRepo(join(tmp.path, 'up'), { 'README.md': '# Widgetron\n\nWidgets spin.\n', 'src/spin.py': 'def spin():\n    return 1\n' }).url;
     const r = await cli(['topic', 'create', '--yes', '--json', '--title', 'Widgetron', '--git', repoUrl], { root });
     expect(r.code, r.stderr).toBe(0);
@@ -219,10 +219,11 @@ describe('a CLI with manners', () => {
     });
 
     it('an obsolete topic searched by name says it is obsolete', async () => {
-      const up = makeRepo(join(tmp.path, 'old'), { 'OLD.md': '# Old\n\nOld stuff.\n' });
-      expect((await cli(['topic', 'create', '--yes', '--json', '--title', 'Oldie', '--git', up.url], { root })).code).toBe(0);
-      expect((await cli(['topic', 'update', 'oldie', '--status', 'obsolete'], { root })).code).toBe(0);
-      const r = await cli(['search', 'stuff', '--topic', 'oldie'], { root });
+      // A copy of the file's root (its topic made once in beforeAll), so the other tests keep theirs current.
+      const copy = join(tmp.path, 'kb-obsolete');
+      cpSync(root, copy, { recursive: true });
+      expect((await cli(['topic', 'update', 'widgetron', '--status', 'obsolete'], { root: copy })).code).toBe(0);
+      const r = await cli(['search', 'widgets', '--topic', 'widgetron'], { root: copy });
       expect(r.stdout).toContain('is obsolete');
       expect(r.stdout).not.toContain('No results.');
     });
