@@ -11,8 +11,9 @@ import { forgetTopicIndex, syncIndex } from '../../src/lib/index/service.js';
 import type { Embedder } from '../../src/lib/embedding/types.js';
 import { TkomaError } from '../../src/lib/errors.js';
 import { searchReferences } from '../../src/lib/search/search.js';
-import { allowLocalSources, cli, makeRepo, tmpDir } from '../helpers/fixtures.js';
+import { cli, makeRepo, tmpDir } from '../helpers/fixtures.js';
 import { type EmbedServer, makeTmpRoot, SAMPLE_FILES, startBowEmbedder, writeTopic } from '../helpers/index-topics.js';
+import { freshRoot } from '../helpers/roots.js';
 
 let server: EmbedServer;
 let embedder: Embedder;
@@ -74,8 +75,7 @@ describe('search --mode through the binary', () => {
   const tmp = tmpDir();
   const kb = join(tmp.path, 'kb');
   beforeAll(async () => {
-    await cli(['init'], { root: kb });
-    allowLocalSources(kb);
+    await freshRoot(kb);
     const repo = makeRepo(join(tmp.path, 'up'), { 'README.md': '# Gears\n\nGears mesh with sprockets on an axle.\n' });
     expect((await cli(['topic', 'create', '--yes', '--json', '--title', 'Gears', '--git', repo.url], { root: kb })).code).toBe(0);
   });

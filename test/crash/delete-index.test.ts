@@ -7,8 +7,9 @@ import { join } from 'node:path';
 
 import { afterAll, describe, expect, it } from 'vitest';
 
-import { allowLocalSources, cli, makeRepo, tmpDir } from '../helpers/fixtures.js';
+import { cli, makeRepo, tmpDir } from '../helpers/fixtures.js';
 import { crashAt, createArgs, expectConsistent, mustRun } from '../helpers/crash.js';
+import { freshRoot } from '../helpers/roots.js';
 
 describe('a killed delete leaves no index behind', () => {
   const tmp = tmpDir('tkoma-crash-delete-index-');
@@ -16,8 +17,7 @@ describe('a killed delete leaves no index behind', () => {
 
   it('the next command drops the index of a delete that landed', async () => {
     const root = join(tmp.path, 'kb');
-    await mustRun(['init', '--json'], root);
-    allowLocalSources(root);
+    await freshRoot(root);
     await mustRun(createArgs('keep', makeRepo(join(tmp.path, 'keep-up'), { 'README.md': '# Keep\n\nOkapi.\n' }).url), root);
     await mustRun(createArgs('gone', makeRepo(join(tmp.path, 'gone-up'), { 'README.md': '# Gone\n\nNumbat.\n' }).url), root);
     const index = join(root, '.tkoma', 'index', 'topics', 'gone');

@@ -13,8 +13,9 @@ import { join } from 'node:path';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { allowLocalSources, BIN, git, makeRepo, tmpDir } from '../helpers/fixtures.js';
+import { BIN, git, makeRepo, tmpDir } from '../helpers/fixtures.js';
 import { createArgs, mustRun, snapshot } from '../helpers/crash.js';
+import { freshRoot } from '../helpers/roots.js';
 
 function canMount(dir: string): boolean {
   const r = spawnSync('unshare', ['-m', 'sh', '-c', 'mount --bind "$0" "$0" && mount -o remount,ro,bind "$0" && mount -t tmpfs -o size=64k tmpfs "$0"', dir]);
@@ -52,8 +53,7 @@ describe('environment failures', () => {
     mkdirSync(join(tmp.path, 'probe'));
     allowed = canMount(join(tmp.path, 'probe'));
     const up = makeRepo(join(tmp.path, 'up'), { 'README.md': '# Target\n\nThe marmoset sleeps.\n', 'docs/guide.md': '# Guide\n\nStable.\n' });
-    await mustRun(['init', '--json'], root);
-    allowLocalSources(root);
+    await freshRoot(root);
     await mustRun(createArgs('target', up.url), root);
     await mustRun(['search', 'marmoset', '--json'], root); // the index is up to date: nothing pending
   });

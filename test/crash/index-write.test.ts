@@ -8,8 +8,9 @@ import { join } from 'node:path';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { allowLocalSources, makeRepo, tmpDir } from '../helpers/fixtures.js';
-import { crashAt, createArgs, expectConsistent, mustRun, searchPaths } from '../helpers/crash.js';
+import { makeRepo, tmpDir } from '../helpers/fixtures.js';
+import { crashAt, createArgs, expectConsistent, searchPaths } from '../helpers/crash.js';
+import { freshRoot } from '../helpers/roots.js';
 
 describe('a sync killed while writing its segment', () => {
   const tmp = tmpDir('tkoma-crash-index-');
@@ -17,8 +18,7 @@ describe('a sync killed while writing its segment', () => {
   const indexDir = join(root, '.tkoma', 'index', 'topics', 'walrus');
 
   beforeAll(async () => {
-    await mustRun(['init', '--json'], root);
-    allowLocalSources(root);
+    await freshRoot(root);
   });
   afterAll(() => tmp.cleanup());
 

@@ -7,7 +7,8 @@ import { join } from 'node:path';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { allowLocalSources, cli, makeRepo, tmpDir } from '../helpers/fixtures.js';
+import { cli, makeRepo, tmpDir } from '../helpers/fixtures.js';
+import { freshRoot } from '../helpers/roots.js';
 
 const sentences = (n: number, seed: string): string => Array.from({ length: n }, (_, i) => `Option ${seed}${i} changes how the tool reads its input files.`).join(' ');
 
@@ -20,8 +21,7 @@ describe('bare headings are never a search hit of their own', () => {
     const repo = makeRepo(join(tmp.path, 'upstream'), {
       'README.md': `# Tool\n\n${sentences(30, 'intro')}\n\n## Configuration\n\n### Options reference\n\n${sentences(40, 'opt')}\n\n## Changelog\n`,
     });
-    expect((await cli(['init', '--json'], { root })).code).toBe(0);
-    allowLocalSources(root);
+    await freshRoot(root);
     const request = { title: 'Tool', body: '# Tool\n\nA tool.\n', sources: [{ type: 'git', url: repo.url }], topic_id: id };
     const r = await cli(['topic', 'create', '--json', '--yes', '--input', JSON.stringify(request)], { root });
     expect(r.code, r.stderr).toBe(0);

@@ -8,7 +8,8 @@ import { join } from 'node:path';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { allowLocalSources, cli, makeRepo, tmpDir } from '../helpers/fixtures.js';
+import { cli, makeRepo, tmpDir } from '../helpers/fixtures.js';
+import { freshRoot } from '../helpers/roots.js';
 
 const section = (n: number): string =>
   `## Deploy step ${n}\n\nTo deploy the app, run the deploy command for target ${n}; the deploy bundles assets and uploads them.\n`;
@@ -28,8 +29,7 @@ describe('answers at a glance', () => {
       'packages/desktop/headless_tests/stylesheets.css': '/* stylesheets styling for the headless tests */\n',
       'packages/core/src/lib.rs': 'pub fn render() -> String {\n    String::from("ui")\n}\n',
     });
-    expect((await cli(['init', '--json'], { root })).code).toBe(0);
-    allowLocalSources(root);
+    await freshRoot(root);
     const req = { topic_id: id, title: 'UI kit', sources: [{ type: 'git', url: repo.url }] };
     const r = await cli(['topic', 'create', '--yes', '--json', '--input', JSON.stringify(req)], { root });
     expect(r.code, r.stderr).toBe(0);

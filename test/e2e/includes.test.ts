@@ -9,7 +9,8 @@ import { join } from 'node:path';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { allowLocalSources, cli, makeRepo, tmpDir } from '../helpers/fixtures.js';
+import { cli, makeRepo, tmpDir } from '../helpers/fixtures.js';
+import { freshRoot } from '../helpers/roots.js';
 
 const PAGE = [
   '# Event handlers',
@@ -69,8 +70,7 @@ describe('docs that include their code', () => {
       'docs/src/depth.md': LONG_PAGE,
       'examples/handlers.rs': EXAMPLE,
     });
-    expect((await cli(['init', '--json'], { root })).code).toBe(0);
-    allowLocalSources(root);
+    await freshRoot(root);
     const req = { topic_id: id, title: 'Handbook', sources: [{ type: 'git', url: repo.url }] };
     const r = await cli(['topic', 'create', '--yes', '--json', '--input', JSON.stringify(req)], { root });
     expect(r.code, r.stderr).toBe(0);

@@ -9,7 +9,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { expectClean, mustRun } from '../helpers/crash.js';
-import { allowLocalSources, cli, git, makeRepo, serve, type Served, tmpDir } from '../helpers/fixtures.js';
+import { cli, git, makeRepo, serve, type Served, tmpDir } from '../helpers/fixtures.js';
+import { freshRoot } from '../helpers/roots.js';
 
 describe('a followed branch deleted upstream, with a tag of the same name', () => {
   const tmp = tmpDir('tkoma-ref-gone-');
@@ -24,8 +25,7 @@ describe('a followed branch deleted upstream, with a tag of the same name', () =
     git(repo.dir, 'checkout', '-q', '-b', 'v1');
     repo.commit({ 'README.md': '# Branch\n\nBranch text.\n' });
     git(repo.dir, 'checkout', '-q', 'main');
-    await mustRun(['init', '--json'], root);
-    allowLocalSources(root);
+    await freshRoot(root);
     const sources = [{ type: 'git', url: repo.url, ref: 'v1' }, { type: 'web', url: `${site.url}/page` }];
     await mustRun(['topic', 'create', '--yes', '--json', '--input', JSON.stringify({ topic_id: 'follow', title: 'Follow', sources })], root);
     expect(readFileSync(join(root, 'references', 'follow', 'README.md'), 'utf8')).toContain('Branch text');

@@ -7,7 +7,8 @@ import { join } from 'node:path';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { allowLocalSources, cli, makeRepo, tmpDir } from '../helpers/fixtures.js';
+import { cli, makeRepo, tmpDir } from '../helpers/fixtures.js';
+import { freshRoot } from '../helpers/roots.js';
 
 const EFFECTS = [
   '# Effects and Memos',
@@ -43,8 +44,7 @@ describe('section choice for overview questions', () => {
       'docs/essentials/routing.md': '# Routing\n\nThe router maps URLs to components.\n\n## Nested routes\n\nLayouts wrap nested routes.\n',
       'README.md': '# UI guide\n\nA UI framework and its guide.\n',
     });
-    expect((await cli(['init', '--json'], { root })).code).toBe(0);
-    allowLocalSources(root);
+    await freshRoot(root);
     const req = { topic_id: id, title: 'UI guide', sources: [{ type: 'git', url: repo.url }] };
     const r = await cli(['topic', 'create', '--yes', '--json', '--input', JSON.stringify(req)], { root });
     expect(r.code, r.stderr).toBe(0);

@@ -9,8 +9,9 @@ import { join } from 'node:path';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { allowLocalSources, cli, git, makeRepo, tmpDir } from '../helpers/fixtures.js';
+import { cli, git, makeRepo, tmpDir } from '../helpers/fixtures.js';
 import { createArgs, mustRun } from '../helpers/crash.js';
+import { freshRoot } from '../helpers/roots.js';
 
 describe('a fresh clone of a root', () => {
   const tmp = tmpDir('tkoma-git-clone-');
@@ -19,8 +20,7 @@ describe('a fresh clone of a root', () => {
   const clone = join(tmp.path, 'kb-clone');
 
   beforeAll(async () => {
-    await mustRun(['init', '--json'], origin);
-    allowLocalSources(origin);
+    await freshRoot(origin);
     await mustRun(createArgs('t1', makeRepo(join(tmp.path, 'u1'), { 'README.md': '# One\n\nFresh clone words.\n' }).url), origin);
     git(tmp.path, 'init', '-q', '--bare', '-b', 'main', bare);
     git(origin, 'remote', 'add', 'origin', bare);

@@ -9,16 +9,16 @@ import { join } from 'node:path';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { allowLocalSources, cli, makeRepo, tmpDir } from '../helpers/fixtures.js';
+import { cli, makeRepo, tmpDir } from '../helpers/fixtures.js';
 import { RawClient } from '../helpers/mcp.js';
+import { freshRoot } from '../helpers/roots.js';
 
 const tmp = tmpDir('tkoma-mcp-transport-');
 const root = join(tmp.path, 'kb');
 let c: RawClient;
 
 beforeAll(async () => {
-  expect((await cli(['init'], { root })).code).toBe(0);
-  allowLocalSources(root);
+  await freshRoot(root);
   const repo = makeRepo(join(tmp.path, 'up'), { 'README.md': '# Levers\n\nA lever multiplies force around a fulcrum.\n' });
   const r = await cli(['topic', 'create', '--yes', '--json', '--title', 'Levers', '--git', repo.url], { root });
   expect(r.code, r.stdout + r.stderr).toBe(0);

@@ -12,15 +12,15 @@ import { join } from 'node:path';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { allowLocalSources, BIN, cli, makeRepo, tmpDir } from '../helpers/fixtures.js';
+import { BIN, cli, makeRepo, tmpDir } from '../helpers/fixtures.js';
+import { freshRoot } from '../helpers/roots.js';
 
 const tmp = tmpDir('tkoma-state-');
 const root = join(tmp.path, 'kb');
 const topicDir = (): string => join(root, '.tkoma', 'index', 'topics', 'topic-levers');
 
 beforeAll(async () => {
-  expect((await cli(['init'], { root })).code).toBe(0);
-  allowLocalSources(root);
+  await freshRoot(root);
   const repo = makeRepo(join(tmp.path, 'up'), { 'README.md': '# Levers\n\nThe fulcrum balances the lever.\n' });
   const r = await cli(['topic', 'create', '--yes', '--json', '--title', 'Levers', '--git', repo.url], { root });
   expect(r.code, r.stdout + r.stderr).toBe(0);

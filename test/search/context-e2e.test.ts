@@ -7,7 +7,8 @@ import { join } from 'node:path';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { allowLocalSources, cli, makeRepo, tmpDir } from '../helpers/fixtures.js';
+import { cli, makeRepo, tmpDir } from '../helpers/fixtures.js';
+import { freshRoot } from '../helpers/roots.js';
 
 function useResourceDoc(): string {
   const lines = ['# use_resource', '', '`use_resource` runs an async closure and keeps its latest value.', '', '```rust', 'fn app() -> Element {'];
@@ -52,8 +53,7 @@ describe('search --context (real binary, real git repository)', () => {
   };
 
   beforeAll(async () => {
-    await cli(['init'], { root });
-    allowLocalSources(root);
+    await freshRoot(root);
     const up = makeRepo(join(tmp.path, 'up'), { 'docs/use_resource.md': useResourceDoc(), 'src/cache.ts': cacheSource() });
     const r = await cli(['topic', 'create', '--yes', '--json', '--title', 'Dioxus', '--git', up.url], { root });
     expect(r.code, r.stdout + r.stderr).toBe(0);
