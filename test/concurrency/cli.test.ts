@@ -10,8 +10,9 @@ import { join } from 'node:path';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { allowLocalSources, cli, type CliResult, git, makeRepo, tmpDir } from '../helpers/fixtures.js';
+import { cli, type CliResult, git, makeRepo, tmpDir } from '../helpers/fixtures.js';
 import { commitCount, createArgs, expectConsistent, mustRun, searchPaths, start } from '../helpers/crash.js';
+import { freshRoot } from '../helpers/roots.js';
 
 function jsonFiles(dir: string): string[] {
   const out: string[] = [];
@@ -47,8 +48,7 @@ describe('ten concurrent CLI processes', () => {
     const alpha = makeRepo(join(tmp.path, 'alpha-up'), { 'README.md': '# Alpha\n\nAardvark notes.\n', 'docs/a.md': '# A\n\nBurrows.\n' });
     beta = makeRepo(join(tmp.path, 'beta-up'), { 'README.md': '# Beta\n\nBadger notes.\n' });
     fresh = makeRepo(join(tmp.path, 'fresh-up'), { 'README.md': '# Fresh\n\nCapybara notes.\n' });
-    await mustRun(['init', '--json'], root);
-    allowLocalSources(root);
+    await freshRoot(root);
     await mustRun(createArgs('alpha', alpha.url), root);
     await mustRun(createArgs('beta', beta.url), root);
     beta.commit({ 'docs/new.md': '# New\n\nDormouse arrives.\n' });

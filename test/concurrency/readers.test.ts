@@ -10,8 +10,9 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { parseTopicMd } from '../../src/lib/store/frontmatter.js';
-import { allowLocalSources, makeRepo, tmpDir } from '../helpers/fixtures.js';
+import { makeRepo, tmpDir } from '../helpers/fixtures.js';
 import { createArgs, expectConsistent, mustRun } from '../helpers/crash.js';
+import { freshRoot } from '../helpers/roots.js';
 
 /** Big enough that a non-atomic write would be visible half-done. */
 const version = (k: number): string => `# Target v${k}\n\n` + `Line ${k} of a long reference page with words.\n`.repeat(4000);
@@ -23,8 +24,7 @@ describe('readers during refresh and update', () => {
 
   beforeAll(async () => {
     upstream = makeRepo(join(tmp.path, 'up'), { 'README.md': version(0), 'docs/guide.md': '# Guide\n' });
-    await mustRun(['init', '--json'], root);
-    allowLocalSources(root);
+    await freshRoot(root);
     await mustRun(createArgs('target', upstream.url), root);
   });
   afterAll(() => tmp.cleanup());

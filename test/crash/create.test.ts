@@ -8,8 +8,9 @@ import { join } from 'node:path';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { allowLocalSources, cli, makeRepo, tmpDir } from '../helpers/fixtures.js';
+import { cli, makeRepo, tmpDir } from '../helpers/fixtures.js';
 import { commitCount, crashAt, createArgs, expectClean, expectConsistent, mustRun, searchPaths, snapshot } from '../helpers/crash.js';
+import { freshRoot } from '../helpers/roots.js';
 
 const POINTS = [
   'create:fetched', // staged in .tkoma/staging, lock not taken yet
@@ -30,8 +31,7 @@ describe('create survives being killed at any point', () => {
 
   beforeAll(async () => {
     const up = makeRepo(join(tmp.path, 'keep-up'), { 'README.md': '# Keeper\n\nAardvark field notes.\n', 'docs/a.md': '# A\n\nBurrows.\n' });
-    await mustRun(['init', '--json'], root);
-    allowLocalSources(root);
+    await freshRoot(root);
     await mustRun(createArgs('keep', up.url), root);
     keepSnap = snapshot(join(root, 'references'));
   });

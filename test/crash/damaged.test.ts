@@ -11,8 +11,9 @@ import { join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { type FakeServer, startFakeServer } from '../helpers/fake-embed-servers.js';
-import { allowLocalSources, cli, git, makeRepo, tmpDir } from '../helpers/fixtures.js';
+import { cli, git, makeRepo, tmpDir } from '../helpers/fixtures.js';
 import { commitCount, createArgs, expectConsistent, leftovers, start } from '../helpers/crash.js';
+import { freshRoot } from '../helpers/roots.js';
 
 function files(dir: string): string[] {
   if (!existsSync(dir)) return [];
@@ -47,8 +48,7 @@ describe('damaged state is detected and repaired', () => {
     env = { TKOMA_REF_EMBEDDER: 'ollama', TKOMA_REF_EMBED_URL: server.url, TKOMA_REF_EMBED_MODEL: 'fake-embed' };
     const alpha = makeRepo(join(tmp.path, 'alpha-up'), { 'README.md': '# Alpha\n\nAardvark notes.\n', 'docs/burrows.md': '# Burrows\n\nAardvark burrows are deep.\n' });
     const beta = makeRepo(join(tmp.path, 'beta-up'), { 'README.md': '# Beta\n\nBadger notes.\n', 'docs/setts.md': '# Setts\n\nBadger setts are wide.\n' });
-    await must(['init', '--json']);
-    allowLocalSources(root);
+    await freshRoot(root);
     // The embedder is a deliberate choice (one commit); vectors are built by `index embed` (or a
     // background worker, off in tests), never by create or search.
     await must(['index', 'embedder', 'set', 'ollama', '--model', 'fake-embed', '--chunks', 'on', '--json']);

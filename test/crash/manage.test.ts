@@ -7,8 +7,9 @@ import { join } from 'node:path';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { allowLocalSources, cli, git, makeRepo, tmpDir } from '../helpers/fixtures.js';
+import { cli, git, makeRepo, tmpDir } from '../helpers/fixtures.js';
 import { commitCount, crashAt, createArgs, expectClean, expectConsistent, leftovers, mustRun, snapshot } from '../helpers/crash.js';
+import { freshRoot } from '../helpers/roots.js';
 
 const TOPICS = ['keep', 'target'];
 
@@ -34,8 +35,7 @@ describe('update, file status and delete survive being killed', () => {
   beforeAll(async () => {
     const keep = makeRepo(join(tmp.path, 'keep-up'), { 'README.md': '# Keeper\n\nAardvark field notes.\n' });
     const target = makeRepo(join(tmp.path, 'target-up'), { 'README.md': '# Target\n\nBaseline words.\n', 'docs/guide.md': '# Guide\n\nStable.\n' });
-    await mustRun(['init', '--json'], root);
-    allowLocalSources(root);
+    await freshRoot(root);
     await mustRun(createArgs('keep', keep.url), root);
     await mustRun(createArgs('target', target.url), root);
     keepSnap = snapshot(join(root, 'references', 'keep'));

@@ -11,8 +11,9 @@ import { join } from 'node:path';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { allowLocalSources, makeRepo, tmpDir } from '../helpers/fixtures.js';
+import { makeRepo, tmpDir } from '../helpers/fixtures.js';
 import { createArgs, expectClean, mustRun, start } from '../helpers/crash.js';
+import { freshRoot } from '../helpers/roots.js';
 
 const FILES = 3000;
 
@@ -31,8 +32,7 @@ describe('refresh keeps what the operator writes into the topic while it runs', 
   const topics: Record<'small' | 'big', { dir: string; upstream: ReturnType<typeof makeRepo>; round: number }> = {} as never;
 
   beforeAll(async () => {
-    await mustRun(['init', '--json'], root);
-    allowLocalSources(root);
+    await freshRoot(root);
     for (const [id, count] of [['small', 10], ['big', FILES]] as const) {
       const files: Record<string, string> = { 'README.md': '# Big\n\nBaseline.\n' };
       for (let i = 0; i < count; i++) files[`docs/f-${String(i).padStart(4, '0')}.md`] = `# File ${i}\n\nOriginal text ${i}.\n`;

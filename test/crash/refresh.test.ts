@@ -8,8 +8,9 @@ import { join } from 'node:path';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { allowLocalSources, cli, makeRepo, tmpDir } from '../helpers/fixtures.js';
+import { cli, makeRepo, tmpDir } from '../helpers/fixtures.js';
 import { commitCount, crashAt, createArgs, expectClean, expectConsistent, mustRun, searchPaths, snapshot } from '../helpers/crash.js';
+import { freshRoot } from '../helpers/roots.js';
 
 const POINTS = [
   'refresh:fetched', // upstream fetched into staging, no lock
@@ -35,8 +36,7 @@ describe('refresh survives being killed at any point', () => {
       'docs/guide.md': '# Guide\n\nStable guidance.\n',
       'src/old.py': 'def old():\n    return 1\n',
     });
-    await mustRun(['init', '--json'], root);
-    allowLocalSources(root);
+    await freshRoot(root);
     await mustRun(createArgs('keep', keep.url), root);
     await mustRun(createArgs('target', upstream.url), root);
     keepSnap = snapshot(join(root, 'references', 'keep'));

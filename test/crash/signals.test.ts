@@ -10,8 +10,9 @@ import { join } from 'node:path';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { allowLocalSources, cli, git, makeRepo, tmpDir } from '../helpers/fixtures.js';
+import { cli, git, makeRepo, tmpDir } from '../helpers/fixtures.js';
 import { commitCount, crashAt, createArgs, expectConsistent, leftovers, mustRun, snapshot, start } from '../helpers/crash.js';
+import { freshRoot } from '../helpers/roots.js';
 
 describe('signals from outside', () => {
   const tmp = tmpDir('tkoma-crash-signals-');
@@ -32,8 +33,7 @@ describe('signals from outside', () => {
     base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     const keep = makeRepo(join(tmp.path, 'keep-up'), { 'README.md': '# Keeper\n\nAardvark field notes.\n' });
     const target = makeRepo(join(tmp.path, 'target-up'), { 'README.md': '# Target\n\nBaseline words.\n' });
-    await mustRun(['init', '--json'], root);
-    allowLocalSources(root);
+    await freshRoot(root);
     await mustRun(createArgs('keep', keep.url), root);
     await mustRun(createArgs('target', target.url), root);
     target.commit({ 'docs/more.md': '# More\n\nLemurs.\n' });

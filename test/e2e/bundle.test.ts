@@ -12,7 +12,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { codeCacheDir, codeCacheFile } from '../../src/cli/boot.js';
-import { allowLocalSources, cli, makeRepo, PROJECT, tmpDir } from '../helpers/fixtures.js';
+import { cli, makeRepo, PROJECT, tmpDir } from '../helpers/fixtures.js';
+import { freshRoot } from '../helpers/roots.js';
 
 const DIST = join(PROJECT, 'dist');
 const bundleText = (): string => readFileSync(join(DIST, 'fast.cjs'), 'utf8');
@@ -65,8 +66,7 @@ describe('code cache, end to end', () => {
   let separate: string;
 
   beforeAll(async () => {
-    await cli(['init'], { root });
-    allowLocalSources(root);
+    await freshRoot(root);
     const repo = makeRepo(join(tmp.path, 'up'), {
       'README.md': '# Gadgets\n\nGadgets calibrate sprockets.\n',
       'src/calibrate.py': 'def calibrate(sprocket):\n    """Calibrate a sprocket."""\n    return sprocket * 2\n',

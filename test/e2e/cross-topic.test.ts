@@ -9,8 +9,9 @@ import { join, relative } from 'node:path';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { allowLocalSources, cli, makeRepo, PROJECT, tmpDir } from '../helpers/fixtures.js';
+import { cli, makeRepo, PROJECT, tmpDir } from '../helpers/fixtures.js';
 import { call, connect, type Connected } from '../helpers/mcp.js';
+import { freshRoot } from '../helpers/roots.js';
 
 /** The installed package's files under `sub` (node_modules of its own left out). */
 function packageFiles(pkg: string, sub = ''): Record<string, string> {
@@ -34,8 +35,7 @@ describe('search across topics: exact identifiers, comparable scores, the right 
   let mcp: Connected;
 
   beforeAll(async () => {
-    expect((await cli(['init', '--json'], { root })).code).toBe(0);
-    allowLocalSources(root);
+    await freshRoot(root);
     const repos = {
       'topic-widget-pool': makeRepo(join(tmp.path, 'widget'), {
         'docs/pool.md': '# Widget pool\n\nSet `maxSockets` to bound concurrency: the pool opens at most that many sockets per host.\n',
@@ -107,8 +107,7 @@ describe('search across topics: a bundle is no evidence of the topic', () => {
   const question = "take a flag's value from an environment variable";
 
   beforeAll(async () => {
-    expect((await cli(['init', '--json'], { root })).code).toBe(0);
-    allowLocalSources(root);
+    await freshRoot(root);
     const glue = ['// Runtime glue generated for the module loader.', 'var Runtime = (() => {', '  var Module = {};'];
     for (let i = 0; i < 1500; i++) {
       glue.push(

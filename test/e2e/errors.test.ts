@@ -7,7 +7,8 @@ import { join } from 'node:path';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { allowLocalSources, cli, git, makeRepo, tmpDir } from '../helpers/fixtures.js';
+import { cli, git, makeRepo, tmpDir } from '../helpers/fixtures.js';
+import { freshRoot } from '../helpers/roots.js';
 
 describe('bad input is refused cleanly', () => {
   const tmp = tmpDir();
@@ -16,8 +17,7 @@ describe('bad input is refused cleanly', () => {
   let commits = '';
 
   beforeAll(async () => {
-    await cli(['init'], { root });
-    allowLocalSources(root);
+    await freshRoot(root);
     repoUrl = makeRepo(join(tmp.path, 'up'), { 'README.md': '# Hello\n\nWorld.\n' }).url;
     const r = await cli(['topic', 'create', '--yes', '--json', '--title', 'Hello Topic', '--git', repoUrl], { root });
     expect(r.code).toBe(0);

@@ -10,9 +10,10 @@ import { join } from 'node:path';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { allowLocalSources, cli, makeRepo, PROJECT, tmpDir } from '../helpers/fixtures.js';
+import { cli, makeRepo, PROJECT, tmpDir } from '../helpers/fixtures.js';
 import { type EmbedServer, startEmbedServer } from '../helpers/index-topics.js';
 import { call, connect, type Connected } from '../helpers/mcp.js';
+import { freshRoot } from '../helpers/roots.js';
 
 const tmp = tmpDir('tkoma-estimates-');
 const root = join(tmp.path, 'kb');
@@ -27,8 +28,7 @@ const state = () =>
   };
 
 beforeAll(async () => {
-  expect((await cli(['init'], { root })).code).toBe(0);
-  allowLocalSources(root);
+  await freshRoot(root);
   repoUrl = makeRepo(join(tmp.path, 'qs'), Object.fromEntries(FILES.map((f) => [f, readFileSync(join(QS, f))]))).url;
 });
 afterAll(() => tmp.cleanup());

@@ -9,7 +9,8 @@ import { createInterface } from 'node:readline';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { allowLocalSources, BIN, cli, git, makeRepo, tmpDir } from '../helpers/fixtures.js';
+import { BIN, cli, git, makeRepo, tmpDir } from '../helpers/fixtures.js';
+import { freshRoot } from '../helpers/roots.js';
 
 describe('index maintenance through the CLI', () => {
   const tmp = tmpDir();
@@ -17,8 +18,7 @@ describe('index maintenance through the CLI', () => {
   const dir = join(root, 'references', 'topic-gears');
 
   beforeAll(async () => {
-    await cli(['init'], { root });
-    allowLocalSources(root);
+    await freshRoot(root);
     const repo = makeRepo(join(tmp.path, 'up'), {
       'README.md': '# Gears\n\nGears mesh with other gears.\n\n## Ratios\n\nThe gear ratio is teeth over teeth.\n',
       'docs/lubrication.md': '# Lubrication\n\nUse grease on the teeth every hundred hours.\n',

@@ -10,7 +10,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { expectClean, mustRun } from '../helpers/crash.js';
-import { allowLocalSources, makeRepo, serve, type Served, tmpDir } from '../helpers/fixtures.js';
+import { makeRepo, serve, type Served, tmpDir } from '../helpers/fixtures.js';
+import { freshRoot } from '../helpers/roots.js';
 
 const html = (word: string) => ({ type: 'text/html', body: `<html><body><main><h1>Page</h1><p>${word} lives here.</p></main></body></html>` });
 
@@ -51,8 +52,7 @@ describe('file names are recorded and reused: refresh never merges two sources i
       '/X': html('uppercase'),
     });
     slug = `127.0.0.1-${new URL(site.url).port}`;
-    await mustRun(['init', '--json'], root);
-    allowLocalSources(root);
+    await freshRoot(root);
   });
   afterAll(async () => {
     await site.close();

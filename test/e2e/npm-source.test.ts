@@ -11,8 +11,9 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { expectClean } from '../helpers/crash.js';
-import { allowLocalSources, cli, git, makeRepo, tmpDir } from '../helpers/fixtures.js';
+import { cli, git, makeRepo, tmpDir } from '../helpers/fixtures.js';
 import { npmPack, type PackedVersion, startRegistry, type TestRegistry } from '../helpers/npm-registry.js';
+import { freshRoot } from '../helpers/roots.js';
 
 const readme = (v: string) => `# leftish ${v}\n\nPads strings on the left. Version marker leftish-${v.replace(/\./g, '-')}.\n`;
 const leftish = (v: string, extra: Record<string, string> = {}) => ({
@@ -214,9 +215,7 @@ describe('git sources with a version range over tags', () => {
     git(repo.dir, 'tag', 'v0.6.2');
     repo.commit({ 'README.md': '# lib 0.7.0\n\nmarker seven\n' });
     git(repo.dir, 'tag', 'v0.7.0');
-    const init = await cli(['init', '--json'], { root });
-    expect(init.code).toBe(0);
-    allowLocalSources(root);
+    await freshRoot(root);
   });
   afterAll(() => tmp.cleanup());
 

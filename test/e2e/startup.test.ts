@@ -7,7 +7,8 @@ import { join } from 'node:path';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { allowLocalSources, BIN, cli, makeRepo, PROJECT, tmpDir } from '../helpers/fixtures.js';
+import { BIN, cli, makeRepo, PROJECT, tmpDir } from '../helpers/fixtures.js';
+import { freshRoot } from '../helpers/roots.js';
 import { spawnSync } from 'node:child_process';
 
 const HEAVY = ['hnswlib-node', 'web-tree-sitter', '@huggingface/transformers', '@energetic-ai', 'minisearch', 'onnxruntime', 'listr2', 'chokidar', '/lib/index/bm25'];
@@ -17,8 +18,7 @@ describe('start-up stays light', () => {
   const root = join(tmp.path, 'kb');
 
   beforeAll(async () => {
-    await cli(['init'], { root });
-    allowLocalSources(root);
+    await freshRoot(root);
     const repo = makeRepo(join(tmp.path, 'up'), { 'README.md': '# A\n\nText.\n', 'src/a.py': 'def a():\n    return 1\n' });
     const r = await cli(['topic', 'create', '--yes', '--json', '--title', 'Light', '--git', repo.url], { root });
     expect(r.code).toBe(0);

@@ -11,8 +11,9 @@ import { join } from 'node:path';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { allowLocalSources, cli, git, makeRepo, tmpDir } from '../helpers/fixtures.js';
+import { cli, git, makeRepo, tmpDir } from '../helpers/fixtures.js';
 import { createArgs, mustRun, start } from '../helpers/crash.js';
+import { freshRoot } from '../helpers/roots.js';
 
 
 describe('a mutation racing the operator at its commit', () => {
@@ -21,8 +22,7 @@ describe('a mutation racing the operator at its commit', () => {
   const topicMd = join(root, 'references', 't1', 'topic.md');
 
   beforeAll(async () => {
-    await mustRun(['init', '--json'], root);
-    allowLocalSources(root);
+    await freshRoot(root);
     await mustRun(createArgs('t1', makeRepo(join(tmp.path, 'u1'), { 'README.md': '# One\n' }).url), root);
     await mustRun(createArgs('t2', makeRepo(join(tmp.path, 'u2'), { 'README.md': '# Two\n' }).url), root);
   });

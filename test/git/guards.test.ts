@@ -10,8 +10,9 @@ import { join } from 'node:path';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { allowLocalSources, cli, git, makeRepo, tmpDir } from '../helpers/fixtures.js';
+import { cli, git, makeRepo, tmpDir } from '../helpers/fixtures.js';
 import { createArgs, mustRun, snapshot } from '../helpers/crash.js';
+import { freshRoot } from '../helpers/roots.js';
 
 const gitEnv = { ...process.env, GIT_AUTHOR_NAME: 'op', GIT_AUTHOR_EMAIL: 'op@example.com', GIT_COMMITTER_NAME: 'op', GIT_COMMITTER_EMAIL: 'op@example.com' };
 
@@ -108,8 +109,7 @@ describe('mutations refuse a root whose git is mid-operation (ROOT_BUSY)', () =>
     const u1 = makeRepo(join(tmp.path, 'u1'), { 'README.md': '# One\n\nBaseline words.\n' });
     const u2 = makeRepo(join(tmp.path, 'u2'), { 'README.md': '# Two\n\nOther words.\n' });
     t3url = makeRepo(join(tmp.path, 'u3'), { 'README.md': '# Three\n' }).url;
-    await mustRun(['init', '--json'], base);
-    allowLocalSources(base);
+    await freshRoot(base);
     await mustRun(createArgs('t1', u1.url), base);
     await mustRun(createArgs('t2', u2.url), base);
   });

@@ -8,8 +8,9 @@ import { join } from 'node:path';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { allowLocalSources, cli, git, makeRepo, tmpDir } from '../helpers/fixtures.js';
+import { cli, git, makeRepo, tmpDir } from '../helpers/fixtures.js';
 import { createArgs, mustRun } from '../helpers/crash.js';
+import { freshRoot } from '../helpers/roots.js';
 
 const TOPICS = ['t1', 't2', 't3'];
 
@@ -34,8 +35,7 @@ describe('the index follows the operator\'s git', () => {
   };
 
   beforeAll(async () => {
-    await mustRun(['init', '--json'], root);
-    allowLocalSources(root);
+    await freshRoot(root);
     for (const [i, t] of TOPICS.entries()) {
       await mustRun(createArgs(t, makeRepo(join(tmp.path, `u${i}`), { 'README.md': `# ${t}\n\nWord${t} baseline text.\n` }).url), root);
     }

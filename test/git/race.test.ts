@@ -16,8 +16,9 @@ import { join } from 'node:path';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { allowLocalSources, cli, git, makeRepo, tmpDir, type CliResult } from '../helpers/fixtures.js';
+import { cli, git, makeRepo, tmpDir, type CliResult } from '../helpers/fixtures.js';
 import { createArgs, mustRun } from '../helpers/crash.js';
+import { freshRoot } from '../helpers/roots.js';
 
 const COUNT = Number(process.env.RACE_MUTATIONS ?? 12);
 const LANES = 2;
@@ -76,8 +77,7 @@ describe('an operator racing mutations with checkout, stash and commits', () => 
 
   beforeAll(async () => {
     for (const i of [1, 2, 3]) ups.push(makeRepo(join(tmp.path, `u${i}`), { 'README.md': `# Up ${i}\n\nWords ${i}.\n`, 'docs/a.md': `# A ${i}\n` }));
-    await mustRun(['init', '--json'], root);
-    allowLocalSources(root);
+    await freshRoot(root);
     for (const i of [1, 2, 3]) await mustRun(createArgs(`t${i}`, ups[i - 1].url), root);
     execFileSync('bash', ['-c', 'mkdir -p ops && echo OPERATOR-live-0 > ops/live.txt && git add ops && git -c user.name=op -c user.email=op@x commit -q -m "operator start"'], { cwd: root });
   });

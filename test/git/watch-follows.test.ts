@@ -13,9 +13,10 @@ import { setTimeout as sleep } from 'node:timers/promises';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { allowLocalSources, BIN, cli, git, makeRepo, tmpDir } from '../helpers/fixtures.js';
+import { BIN, cli, git, makeRepo, tmpDir } from '../helpers/fixtures.js';
 import { createArgs, mustRun } from '../helpers/crash.js';
 import { ping } from '../helpers/serve.js';
+import { freshRoot } from '../helpers/roots.js';
 
 interface WatchEvent {
   type?: string;
@@ -78,8 +79,7 @@ describe('watch follows the operator\'s git', () => {
   };
 
   beforeAll(async () => {
-    await mustRun(['init', '--json'], root);
-    allowLocalSources(root);
+    await freshRoot(root);
     for (const [i, t] of ['t1', 't2', 't3'].entries()) {
       await mustRun(createArgs(t, makeRepo(join(tmp.path, `u${i}`), { 'README.md': `# ${t}\n\nWord${t} baseline text.\n` }).url), root);
     }

@@ -13,8 +13,9 @@ import { join } from 'node:path';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { allowLocalSources, cli, makeRepo, operatorApproves, tmpDir } from '../helpers/fixtures.js';
+import { cli, makeRepo, operatorApproves, tmpDir } from '../helpers/fixtures.js';
 import { RawClient } from '../helpers/mcp.js';
+import { freshRoot } from '../helpers/roots.js';
 
 const tmp = tmpDir('tkoma-mcp-churn-');
 const root = join(tmp.path, 'kb');
@@ -33,8 +34,7 @@ async function releaseUntil<T>(done: Promise<T>): Promise<T> {
 }
 
 beforeAll(async () => {
-  expect((await cli(['init'], { root })).code).toBe(0);
-  allowLocalSources(root);
+  await freshRoot(root);
   for (const [title, text] of [
     ['Alpha', '# Alpha\n\nAlpha gears mesh at the fulcrum.\n'],
     ['Beta', '# Beta\n\nBeta pulleys lift with rope.\n'],

@@ -14,15 +14,15 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { allowLocalSources, BIN, cli, makeRepo, operatorApproves, PROJECT, tmpDir } from '../helpers/fixtures.js';
+import { BIN, cli, makeRepo, operatorApproves, PROJECT, tmpDir } from '../helpers/fixtures.js';
 import { RawClient } from '../helpers/mcp.js';
+import { freshRoot } from '../helpers/roots.js';
 
 const tmp = tmpDir('tkoma-mcp-proc-');
 const root = join(tmp.path, 'kb');
 
 beforeAll(async () => {
-  expect((await cli(['init'], { root })).code).toBe(0);
-  allowLocalSources(root);
+  await freshRoot(root);
   const repo = makeRepo(join(tmp.path, 'up'), { 'README.md': '# Springs\n\nHooke: force is stiffness times extension.\n' });
   const r = await cli(['topic', 'create', '--yes', '--json', '--title', 'Springs', '--git', repo.url], { root });
   expect(r.code, r.stdout + r.stderr).toBe(0);

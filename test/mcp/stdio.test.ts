@@ -9,8 +9,9 @@ import { join } from 'node:path';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { allowLocalSources, cli, git, makeRepo, tmpDir } from '../helpers/fixtures.js';
+import { cli, git, makeRepo, tmpDir } from '../helpers/fixtures.js';
 import { call, connect, type Connected } from '../helpers/mcp.js';
+import { freshRoot } from '../helpers/roots.js';
 
 const tmp = tmpDir('tkoma-mcp-');
 const root = join(tmp.path, 'kb');
@@ -20,8 +21,7 @@ let plain: Connected;
 const TOOLS = ['reference_topic_search', 'reference_topic_list', 'reference_topic_create', 'reference_topic_update', 'reference_search', 'reference_get', 'reference_file_update'];
 
 beforeAll(async () => {
-  expect((await cli(['init'], { root })).code).toBe(0);
-  allowLocalSources(root);
+  await freshRoot(root);
   upstream = makeRepo(join(tmp.path, 'gears'), {
     'README.md': '# Gears\n\nGears mesh with other gears.\n\n## Ratios\n\nThe gear ratio is teeth over teeth.\n',
     'docs/lubrication.md': '# Lubrication\n\nUse grease on the teeth every hundred hours.\n',

@@ -11,8 +11,9 @@ import { createInterface } from 'node:readline';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { markingFind } from '../helpers/fake-find.js';
-import { allowLocalSources, BIN, cli, makeRepo, tmpDir } from '../helpers/fixtures.js';
+import { BIN, cli, makeRepo, tmpDir } from '../helpers/fixtures.js';
 import { ping } from '../helpers/serve.js';
+import { freshRoot } from '../helpers/roots.js';
 
 interface Running {
   child: ChildProcessWithoutNullStreams;
@@ -55,8 +56,7 @@ const topicDir = join(root, 'references', 'topic-gears');
 let server: Running | undefined;
 
 beforeAll(async () => {
-  await cli(['init'], { root });
-  allowLocalSources(root);
+  await freshRoot(root);
   const gears = makeRepo(join(tmp.path, 'gears'), {
     'README.md': '# Gears\n\nGears mesh with other gears.\n\n## Ratios\n\nThe gear ratio is teeth over teeth.\n',
     'docs/lubrication.md': '# Lubrication\n\nUse grease on the teeth every hundred hours.\n',

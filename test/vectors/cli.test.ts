@@ -8,8 +8,9 @@ import { join } from 'node:path';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { allowLocalSources, cli, git, makeRepo, tmpDir } from '../helpers/fixtures.js';
+import { cli, git, makeRepo, tmpDir } from '../helpers/fixtures.js';
 import { type EmbedServer, startEmbedServer } from '../helpers/index-topics.js';
+import { freshRoot } from '../helpers/roots.js';
 
 const tmp = tmpDir('tkoma-vectors-cli-');
 const root = join(tmp.path, 'kb');
@@ -23,8 +24,7 @@ const toml = () => readFileSync(join(root, 'tkoma-ref.toml'), 'utf8');
 
 beforeAll(async () => {
   embed = await startEmbedServer(16);
-  expect((await cli(['init', '--json'], { root, env: ENV })).code).toBe(0);
-  allowLocalSources(root);
+  await freshRoot(root);
   const repo = makeRepo(join(tmp.path, 'gears'), {
     'README.md': '# Gears\n\nGears mesh with other gears.\n\n## Ratios\n\nThe gear ratio is teeth over teeth.\n',
     'docs/lubrication.md': '# Lubrication\n\nUse grease on the teeth every hundred hours.\n',
