@@ -1,10 +1,10 @@
 #!/usr/bin/env node
 'use strict';
 // The installed binary. CommonJS, so a search starts without Node's ES module loader: the commands
-// below (as src/cli/fast-names.ts lists them) with plain arguments run from the code-cached bundle
-// (dist/boot.cjs, src/cli/boot.ts); everything else, and anything unusual, goes to oclif.
+// src/cli/fast-names.ts lists, with plain arguments, run from the code-cached bundle (dist/boot.cjs,
+// src/cli/boot.ts, which answers false at once for any other); everything else, and anything
+// unusual, goes to oclif.
 const argv = process.argv.slice(2);
-const FAST_COMMANDS = new Set(['search', 'mcp', 'init', 'get', 'delete', 'approve', 'deny', 'refresh', 'sync', 'topic list', 'topic create', 'topic update', 'file status', 'index status']);
 
 /** dist/boot.cjs, or null when the build made none (then oclif answers everything). */
 function boot() {
@@ -49,10 +49,8 @@ function version() {
 
 (async () => {
   if (version()) return;
-  if (FAST_COMMANDS.has(argv[0]) || FAST_COMMANDS.has(`${argv[0]} ${argv[1]}`)) {
-    const fast = boot();
-    if (fast && (await fast.runFastPath(argv))) return;
-  }
+  const fast = boot();
+  if (fast && (await fast.runFastPath(argv))) return;
   const { execute, settings } = await import('@oclif/core');
   // The installed binary runs the compiled dist/ only; never look for TypeScript sources, whatever
   // NODE_ENV says (oclif would otherwise warn under NODE_ENV=test/development).

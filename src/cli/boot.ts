@@ -26,10 +26,13 @@ const STALE_CACHE_MS = 24 * 3600 * 1000;
 
 /** Runs argv on the fast path; false means "let oclif run it" (as cli/fast.ts's runFast). */
 export async function runFastPath(argv: readonly string[], env: NodeJS.ProcessEnv = process.env): Promise<boolean> {
+  // bin/run.cjs asks for every command: the list in cli/fast-names.ts is the only one.
+  const command = fastCommand(argv);
+  if (command === null) return false;
   const bundle = fileURLToPath(new URL('../fast.cjs', import.meta.url));
   const useBundle = process.features.require_module === true && !envFlagOr('noBundle', true, env);
   // One cache per command: each holds what its own runs compile.
-  const loaded = useBundle ? loadBundle(bundle, codeCacheDir(env), fastCommand(argv)?.name ?? 'search') : null;
+  const loaded = useBundle ? loadBundle(bundle, codeCacheDir(env), command.name) : null;
   if (!loaded) {
     // A URL, not a literal: the build must leave this import to run time, not bundle it in.
     const separate = (await import(new URL('./fast.js', import.meta.url).href)) as { runFast: RunFast };

@@ -1,7 +1,7 @@
 /**
  * Which commands the start-up fast path may answer (cli/fast.ts), by their words, with no imports:
- * boot.ts names a code cache after each. bin/run.cjs keeps the same list, so that every other
- * command goes to oclif without loading the fast path at all.
+ * boot.ts names a code cache after each, and sends every other command back to oclif before
+ * loading the fast path at all.
  */
 const FAST_COMMANDS = new Set(['search', 'mcp', 'init', 'get', 'delete', 'approve', 'deny', 'refresh', 'sync', 'topic list', 'topic create', 'topic update', 'file status', 'index status']);
 
