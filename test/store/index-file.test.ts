@@ -25,6 +25,26 @@ afterEach(() => rmSync(root, { recursive: true, force: true }));
 const index = (): Buffer => readFileSync(join(root, '.git', 'index'));
 const headTree = (): string => git(root, 'rev-parse', 'HEAD^{tree}');
 
+/** Branch `other` and the current branch each change a.txt their own way. */
+function divergeOnA(): void {
+  const main = git(root, 'symbolic-ref', '--short', 'HEAD');
+  git(root, 'checkout', '-q', '-b', 'other');
+  writeFileSync(join(root, 'a.txt'), 'other\n');
+  git(root, 'commit', '-q', '-am', 'other');
+  git(root, 'checkout', '-q', main);
+  writeFileSync(join(root, 'a.txt'), 'mine\n');
+  git(root, 'commit', '-q', '-am', 'mine');
+}
+
+/** Merges `other`, which conflicts on a.txt (git exits non-zero: the conflict is the point). */
+function mergeInConflict(): void {
+  try {
+    git(root, 'merge', '-q', 'other');
+  } catch {
+    // expected
+  }
+}
+
 describe('indexIsTree', () => {
   it('is true right after a commit, and false for another tree', () => {
     expect(indexIsTree(index(), headTree())).toBe(true);
@@ -71,18 +91,8 @@ describe('indexIsTree', () => {
   });
 
   it('is false with unmerged entries', () => {
-    const main = git(root, 'symbolic-ref', '--short', 'HEAD');
-    git(root, 'checkout', '-q', '-b', 'other');
-    writeFileSync(join(root, 'a.txt'), 'other\n');
-    git(root, 'commit', '-q', '-am', 'other');
-    git(root, 'checkout', '-q', main);
-    writeFileSync(join(root, 'a.txt'), 'mine\n');
-    git(root, 'commit', '-q', '-am', 'mine');
-    try {
-      git(root, 'merge', '-q', 'other');
-    } catch {
-      // the conflict is the point
-    }
+    divergeOnA();
+    mergeInConflict();
     rmSync(join(root, '.git', 'MERGE_HEAD'));
     expect(indexIsTree(index(), headTree())).toBe(false);
   });
@@ -92,19 +102,9 @@ describe('unmergedPaths', () => {
   it('follows the index: a conflict appears and goes as git says', () => {
     expect(unmergedPaths(root)).toEqual([]);
     expect(unmergedPaths(root)).toEqual([]); // answered again from the same index
-    const main = git(root, 'symbolic-ref', '--short', 'HEAD');
-    git(root, 'checkout', '-q', '-b', 'other');
-    writeFileSync(join(root, 'a.txt'), 'other\n');
-    git(root, 'commit', '-q', '-am', 'other');
-    git(root, 'checkout', '-q', main);
-    writeFileSync(join(root, 'a.txt'), 'mine\n');
-    git(root, 'commit', '-q', '-am', 'mine');
+    divergeOnA();
     expect(unmergedPaths(root)).toEqual([]);
-    try {
-      git(root, 'merge', '-q', 'other');
-    } catch {
-      // the conflict is the point
-    }
+    mergeInConflict();
     expect(unmergedPaths(root)).toEqual(['a.txt']);
     expect(unmergedPaths(root, ['b.txt'])).toEqual([]);
     git(root, 'add', 'a.txt');
