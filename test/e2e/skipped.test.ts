@@ -3,7 +3,7 @@
  * output folders are dropped only at a package root (a root `dist/` of bundles goes, `src/build/`
  * of real code stays), every skipped path is recorded in `.tkoma-skipped.jsonl` and counted per
  * reason and folder, `get` on one answers SKIPPED, and `--dry-run` of create and refresh tells
- * all of it while writing nothing.
+ * all of it while writing nothing. A repository whose only code is its `dist/` keeps it.
  */
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
@@ -166,6 +166,28 @@ describe('skipped files: recorded, counted, explained; dry runs write nothing', 
     expect(got.json.error).toMatchObject({ code: 'SKIPPED', reason: 'generated' });
     expect(git(root, 'status', '--porcelain')).toBe('');
     expect(git(root, 'show', '--stat', '--format=', 'HEAD')).toContain('.tkoma-skipped.jsonl');
+  });
+});
+
+describe('a repository whose only code is its dist/ keeps it (a package committed as published)', () => {
+  const tmp = tmpDir('tkoma-only-dist-');
+  afterAll(() => tmp.cleanup());
+
+  it('create --dry-run lists dist/ as the files to fetch, and skips nothing', async () => {
+    const repo = makeRepo(join(tmp.path, 'upstream'), {
+      'package.json': '{"name":"tiny-toml"}\n',
+      'README.md': '# tiny-toml\n\nA TOML parser.\n',
+      'dist/index.js': 'export { parse } from "./parse.js";\n',
+      'dist/parse.js': 'export function parse(text) {\n  throw new TomlError("line 1, column 1");\n}\n',
+      'dist/index.d.ts': 'export declare function parse(text: string): unknown;\n',
+    });
+    const root = join(tmp.path, 'kb');
+    await freshRoot(root);
+    const request = { title: 'tiny-toml', sources: [{ type: 'git', url: repo.url }] };
+    const r = await cli(['topic', 'create', '--json', '--dry-run', '--input', JSON.stringify(request)], { root });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.json.files.map((f: { path: string }) => f.path)).toEqual(['README.md', 'dist/index.d.ts', 'dist/index.js', 'dist/parse.js', 'package.json']);
+    expect(r.json.skipped.count).toBe(0);
   });
 });
 

@@ -132,6 +132,22 @@ describe('output folders: only at a package root, only without source of their o
     expect(skipReason(path, 10, text, { outputDirs: outputFolders(tree) })).toBe(reason);
   });
 
+  it('an output folder needs code outside it in its package: a package that is only its dist/ keeps it', () => {
+    // smol-toml as installed: dist/ is the only code there is, nothing it was built from.
+    const installed = ['package.json', 'README.md', 'LICENSE', 'dist/index.js', 'dist/index.d.ts', 'dist/error.js'];
+    expect([...outputFolders(installed)]).toEqual([]);
+    expect(skipReason('dist/error.js', 10, text, { outputDirs: outputFolders(installed) })).toBeNull();
+    // The same package with the sources its dist/ was built from, or with plain JavaScript beside it.
+    expect([...outputFolders([...installed, 'src/error.ts'])]).toEqual(['dist']);
+    expect([...outputFolders([...installed, 'lib/parse.js'])]).toEqual(['dist']);
+    // Declarations and manifests are not code; a nested package's code counts for the root too.
+    expect([...outputFolders([...installed, 'types/index.d.ts'])]).toEqual([]);
+    expect([...outputFolders([...installed, 'packages/a/package.json', 'packages/a/src/a.ts'])]).toEqual(['dist']);
+    // Judged per package: packages/b has only its build/, packages/c has src/ beside its build/.
+    const mono = ['package.json', 'packages/b/package.json', 'packages/b/build/b.js', 'packages/c/package.json', 'packages/c/build/c.js', 'packages/c/src/c.ts'];
+    expect([...outputFolders(mono)]).toEqual(['packages/c/build']);
+  });
+
   it('a path the user named gets past the evidence rules, never past the hazards', () => {
     const out = outputFolders(tree);
     const minified = new TextEncoder().encode(`!function(e){${'var a=1;'.repeat(600)}}();\n`);

@@ -83,27 +83,44 @@ const SOURCE_EXTENSIONS = new Set(
   'rs go py pyi java kt kts scala swift c h cc cpp cxx hpp hh hxx cs fs rb php lua dart ex exs erl hs ml mli clj zig nim jl ts tsx mts cts vue svelte elm gleam sol'.split(' '),
 );
 
+const DECLARATIONS = /\.d\.[mc]?ts$/;
+
 function isSource(name: string): boolean {
   const lower = name.toLowerCase();
-  if (/\.d\.[mc]?ts$/.test(lower)) return false;
+  if (DECLARATIONS.test(lower)) return false;
   return SOURCE_EXTENSIONS.has(extensionOf(lower)) || PACKAGE_MANIFESTS.has(lower);
 }
 
 /**
  * The build-output folders of a repository, from its whole file list: a folder named like an
  * output folder (dist, build, target, out, coverage) that sits at a package root (the repository
- * root, or a folder holding a package manifest) and holds no source files of its own. So a root
- * `dist/` of bundles is output, while `packages/cli/src/build/` (below src/, no manifest beside
- * it) or a root `build/` of Go or Python scripts is kept. Pure.
+ * root, or a folder holding a package manifest), holds no source files of its own, and has
+ * something it was built from: code in its package outside the output folders. So a root `dist/`
+ * of bundles beside `src/` is output, while `packages/cli/src/build/` (below src/, no manifest
+ * beside it), a root `build/` of Go or Python scripts, or the `dist/` of a repository whose only
+ * code it is (a published package committed as it was installed) is kept. Pure.
  */
 export function outputFolders(paths: Iterable<string>): Set<string> {
   const all = [...paths];
+  const { roots, candidates } = outputFolderCandidates(all);
+  const built = packagesWithCodeOutside(all, roots, new Set(candidates.keys()));
+  const packageOf = (folder: string): string => folder.slice(0, Math.max(0, folder.lastIndexOf('/')));
+  return new Set([...candidates].filter(([folder, source]) => !source && built.has(packageOf(folder))).map(([folder]) => folder));
+}
+
+/** One path without its tree: an output-folder name at a package root, holding no source file. */
+function outputFoldersByName(path: string): Set<string> {
+  return new Set([...outputFolderCandidates([path]).candidates].filter(([, source]) => !source).map(([folder]) => folder));
+}
+
+/** Package roots, and the output-named folders at one of them, each with whether it holds source. */
+function outputFolderCandidates(all: readonly string[]): { roots: Set<string>; candidates: Map<string, boolean> } {
   const roots = new Set<string>(['']);
   for (const p of all) {
     const at = p.lastIndexOf('/');
     if (PACKAGE_MANIFESTS.has(p.slice(at + 1).toLowerCase())) roots.add(at < 0 ? '' : p.slice(0, at));
   }
-  const candidates = new Map<string, boolean>(); // folder → holds source of its own
+  const candidates = new Map<string, boolean>();
   for (const p of all) {
     const parts = p.split('/');
     for (let i = 0; i < parts.length - 1; i++) {
@@ -112,7 +129,25 @@ export function outputFolders(paths: Iterable<string>): Set<string> {
       candidates.set(folder, (candidates.get(folder) ?? false) || isSource(parts[parts.length - 1]!));
     }
   }
-  return new Set([...candidates].filter(([, source]) => !source).map(([folder]) => folder));
+  return { roots, candidates };
+}
+
+/** Code an output folder is built from: hand-written source, or JavaScript (which output is too). */
+function isCode(name: string): boolean {
+  const lower = name.toLowerCase();
+  if (DECLARATIONS.test(lower)) return false;
+  return SOURCE_EXTENSIONS.has(extensionOf(lower)) || /\.[mc]?jsx?$/.test(lower);
+}
+
+/** The package roots that hold code outside every candidate output folder (in any package below them). */
+function packagesWithCodeOutside(paths: readonly string[], roots: ReadonlySet<string>, outputs: ReadonlySet<string>): Set<string> {
+  const found = new Set<string>();
+  for (const p of paths) {
+    if (!isCode(p.slice(p.lastIndexOf('/') + 1)) || inOutputFolder(p, outputs)) continue;
+    if (roots.has('')) found.add('');
+    for (let at = p.indexOf('/'); at >= 0; at = p.indexOf('/', at + 1)) if (roots.has(p.slice(0, at))) found.add(p.slice(0, at));
+  }
+  return found;
 }
 
 function inOutputFolder(path: string, outputs: ReadonlySet<string>): boolean {
@@ -205,7 +240,7 @@ export function skipReason(
   // Lower-cased: case-insensitive file systems (and git's own path checks) treat .GIT as .git.
   if (dirs.some((d) => VCS_DIRS.has(d.toLowerCase())) || GIT_CONTROL_FILES.has(lowerName)) return 'vcs';
   if (!opts.requested) {
-    const reason = evidenceByName(path, opts.outputDirs ?? outputFolders([path]), opts.marks);
+    const reason = evidenceByName(path, opts.outputDirs ?? outputFoldersByName(path), opts.marks);
     if (reason) return reason;
   }
   if (BINARY_EXTENSIONS.has(extensionOf(name))) return 'binary';
