@@ -26,6 +26,7 @@ import { trickOff } from './settings.js';
 const DEFAULT_GROWTH_FACTOR = 2;
 
 let holders = 0;
+let restoreAtExit = true;
 
 /**
  * Runs `work` with the young generation held at its current size. Holds nest (a server may run
@@ -36,6 +37,14 @@ export async function withYoungGenerationHeld<T>(work: () => Promise<T>): Promis
   if (holders++ === 0) {
     setFlagsFromString('--semi-space-growth-factor=1');
     setFlagsFromString('--optimize-for-size');
+    if (restoreAtExit) {
+      restoreAtExit = false;
+      // --optimize-for-size also sets --max-semi-space-size, which --no-optimize-for-size leaves
+      // set (V8 reads it when a heap is made: threads started later keep small heaps, as before).
+      // V8 keys a code cache to its flags: put V8's default back at exit, before cli/boot.ts
+      // writes the cache (its listener comes later), or every run rejects and rewrites it.
+      process.once('exit', () => setFlagsFromString('--max-semi-space-size=0'));
+    }
   }
   try {
     return await work();

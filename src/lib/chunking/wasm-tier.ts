@@ -26,4 +26,10 @@ export function baselineWasmOnly(): void {
   set = true;
   setFlagsFromString('--no-wasm-dynamic-tiering');
   setFlagsFromString('--no-wasm-tier-up');
+  // V8 keys a code cache to its flags: the one cli/boot.ts writes at exit (its listener comes
+  // later) must carry the flags the next process starts with, or every run rejects and rewrites it.
+  process.once('exit', () => {
+    setFlagsFromString('--wasm-dynamic-tiering');
+    setFlagsFromString('--wasm-tier-up');
+  });
 }
