@@ -56,13 +56,30 @@ async function bundle(entry, supportsDynamicImport) {
     write: false,
     logLevel: 'warning',
   });
-  const code = result.outputFiles[0].text;
+  const code = asciiOnly(result.outputFiles[0].text, entry);
   // Anything left would be esbuild's empty stand-in object: a path that silently points nowhere.
   if (/import\.meta|import_meta\d*\s*=\s*\{\s*\}/.test(code)) {
     console.error(`bundle-fast: an import.meta use in ${entry}'s modules was not rewritten; see scripts/bundle-fast.mjs`);
     process.exit(1);
   }
   return code;
+}
+
+/**
+ * esbuild escapes non-ASCII characters in strings but leaves them in regular expression literals
+ * (`’`, `。`): one such character makes V8 hold the whole ~1 MB source as a two-byte string, twice
+ * the memory boot.ts reads and compiles from on every call. Each UTF-16 unit becomes `\\uXXXX`,
+ * which means the same in a string, a template and a regular expression (with or without the u
+ * flag, where an escaped surrogate pair is still one code point); one after a backslash would not.
+ */
+function asciiOnly(code, entry) {
+  return code.replace(/(\\?)([^\x00-\x7f])/g, (_, slash, c) => {
+    if (slash) {
+      console.error(`bundle-fast: an escaped non-ASCII character in ${entry}'s modules; write it as \\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+      process.exit(1);
+    }
+    return `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`;
+  });
 }
 
 const fast = await bundle('cli/fast.js', false);
