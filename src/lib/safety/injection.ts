@@ -44,6 +44,8 @@ export interface DetectOptions {
   maxFindings?: number;
   /** Excerpt length in characters (default 120). */
   excerptChars?: number;
+  /** How the case-insensitive patterns run; the findings are the same. Default: by the process's volume (below). */
+  scan?: 'combined' | 'separate';
 }
 
 export const DEFAULT_MAX_FINDINGS = 20;
@@ -153,6 +155,42 @@ const PATTERNS: Pattern[] = [
 const INSENSITIVE = PATTERNS.filter((p) => p.re.flags.includes('i'));
 const SENSITIVE = PATTERNS.filter((p) => !p.re.flags.includes('i'));
 const COMBINED = new RegExp(INSENSITIVE.map((p, i) => `(?<k${i}>${p.re.source})`).join('|'), 'gim');
+/**
+ * The same patterns one by one, with the alternation's flags. V8 compiles a regular expression on
+ * its first use: the alternation cost a process ~35 ms of CPU here, the fifteen parts ~15 ms. So a
+ * process scans with the parts until it has scanned this much text (a small create or refresh
+ * never gets there), then with the alternation, whose faster scan then repays its compiling.
+ */
+const SEPARATE = INSENSITIVE.map((p) => new RegExp(p.re.source, 'gim'));
+const SEPARATE_UP_TO_CHARS = 256 * 1024;
+let scannedChars = 0;
+
+/**
+ * Exactly the matches COMBINED gives from 0, in order, at most `cap`, from the parts: at each step
+ * the leftmost match of any part, the first part among those at the same place (as an alternation
+ * tries its branches), the next step from where it ended. A part's earlier answer stays its
+ * leftmost while it starts at or after that point.
+ */
+function scanSeparately(text: string, cap: number, onMatch: (part: number, m: RegExpExecArray) => void): void {
+  const next: (RegExpExecArray | null | undefined)[] = SEPARATE.map(() => undefined);
+  let from = 0;
+  for (let n = 0; n < cap; n++) {
+    let best = -1;
+    for (let i = 0; i < SEPARATE.length; i++) {
+      let m = next[i];
+      if (m === undefined || (m !== null && m.index < from)) {
+        const re = SEPARATE[i]!;
+        re.lastIndex = from;
+        next[i] = m = re.exec(text);
+      }
+      if (m !== null && (best < 0 || m.index < next[best]!.index)) best = i;
+    }
+    if (best < 0) return;
+    const m = next[best]!;
+    onMatch(best, m);
+    from = m.index + Math.max(m[0].length, 1);
+  }
+}
 
 // Zero-width characters that never belong in prose: ZWSP, word joiner and friends, a BOM
 // after the first character, and the Unicode "tag" block used to smuggle invisible ASCII
@@ -237,14 +275,18 @@ export function detectInjection(input: string, opts: DetectOptions = {}): Findin
       onMatch(m);
     }
   };
-  scan(COMBINED, (m) => {
-    for (let i = 0; i < INSENSITIVE.length; i++) {
-      if (m.groups![`k${i}`] !== undefined) {
-        add(INSENSITIVE[i]!.kind, m.index, m[0].length);
-        return;
+  const separate = opts.scan === undefined ? scannedChars < SEPARATE_UP_TO_CHARS : opts.scan === 'separate';
+  scannedChars += text.length;
+  if (separate) scanSeparately(text, cap, (i, m) => add(INSENSITIVE[i]!.kind, m.index, m[0].length));
+  else
+    scan(COMBINED, (m) => {
+      for (let i = 0; i < INSENSITIVE.length; i++) {
+        if (m.groups![`k${i}`] !== undefined) {
+          add(INSENSITIVE[i]!.kind, m.index, m[0].length);
+          return;
+        }
       }
-    }
-  });
+    });
   for (const p of SENSITIVE) scan(p.re, (m) => add(p.kind, m.index, m[0].length));
   scan(ALWAYS_INVISIBLE, (m) => {
     // A byte order mark at the very start is an encoding artefact, not hidden text.
