@@ -64,6 +64,7 @@ describe('code cache, end to end', () => {
   const cacheFiles = () => (existsSync(cacheDir) ? readdirSync(cacheDir).sort() : []);
   const run = (env: Record<string, string> = {}) => cli(args, { root, env: { TKOMA_REF_CODE_CACHE: cacheDir, ...env } });
   let separate: string;
+  let repoUrl: string;
 
   beforeAll(async () => {
     await freshRoot(root);
@@ -71,6 +72,7 @@ describe('code cache, end to end', () => {
       'README.md': '# Gadgets\n\nGadgets calibrate sprockets.\n',
       'src/calibrate.py': 'def calibrate(sprocket):\n    """Calibrate a sprocket."""\n    return sprocket * 2\n',
     });
+    repoUrl = repo.url;
     expect((await cli(['topic', 'create', '--yes', '--json', '--title', 'Gadgets', '--git', repo.url], { root })).code).toBe(0);
     const r = await cli(args, { root, env: { TKOMA_REF_NO_BUNDLE: '1' } });
     expect(r.code, r.stderr).toBe(0);
@@ -90,6 +92,24 @@ describe('code cache, end to end', () => {
     expect(written.length).toBeGreaterThan(10_000);
     const second = await run();
     expect(second.stdout).toBe(separate);
+    expect(statSync(file).mtimeMs).toBe(at);
+    expect(readFileSync(file).equals(written)).toBe(true);
+  });
+
+  it("keeps a create's cache: the V8 flags a create sets (grammars, young generation) are V8's defaults again when it is written", async () => {
+    const dir = join(tmp.path, 'cache-create');
+    const create = async (title: string) => {
+      const r = await cli(['topic', 'create', '--yes', '--json', '--title', title, '--git', repoUrl], { root, env: { TKOMA_REF_CODE_CACHE: dir } });
+      expect(r.code, r.stderr).toBe(0);
+      expect((r.json as { chunk_count: number }).chunk_count).toBeGreaterThan(1); // the .py file went through tree-sitter
+    };
+    await create('Gadgets two');
+    const [name] = readdirSync(dir);
+    expect(name).toMatch(/-topic-create-v/);
+    const file = join(dir, name!);
+    const written = readFileSync(file);
+    const at = statSync(file).mtimeMs;
+    await create('Gadgets three');
     expect(statSync(file).mtimeMs).toBe(at);
     expect(readFileSync(file).equals(written)).toBe(true);
   });
