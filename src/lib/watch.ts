@@ -34,6 +34,12 @@ export interface WatchOptions {
   exclusive?: <T>(fn: () => Promise<T>) => Promise<T>;
   /** Keep a background vector builder going (default true; see vectors/background.ts). */
   vectors?: boolean;
+  /**
+   * The first reconcile (a listing of every file, compared with the index on this thread) waits
+   * for this: an MCP server lets its first answer go first (at 300k chunks the two together took
+   * the answer from seconds to many). A file event, flush() or the interval start it sooner.
+   */
+  firstReconcileAfter?: Promise<unknown>;
 }
 
 export interface Watcher {
@@ -215,20 +221,30 @@ export async function startWatch(root: string, opts: WatchOptions): Promise<Watc
   // One watch per folder (dir-watch.ts): chokidar's watch per file ran out of inotify watches.
   const watcher = await watchTree(refs, { ignored: ignoredPath, onEvent: onFile, onError: (error) => emit({ type: 'error', error }) });
 
-  // Reconcile what happened while nobody watched, then on every interval.
+  // Reconcile what happened while nobody watched (the answers meanwhile report the lag), then on
+  // every interval.
   fullPending = true;
   book.reconcileDue(Date.now());
-  runQueued();
+  let firstQueued = false;
+  const queueFirst = (): void => {
+    if (firstQueued || closed) return;
+    firstQueued = true;
+    // A file event may have run the reconcile already (its sync takes a pending full one along).
+    if (fullPending) runQueued();
+    // After the first reconcile, so the builder sees the index it brought up to date.
+    if (opts.vectors !== false) running = running.then(() => void (builder = startVectorBuilder(root)));
+  };
+  if (opts.firstReconcileAfter) void opts.firstReconcileAfter.then(queueFirst, queueFirst);
+  else queueFirst();
   const interval = setInterval(
     () => {
       fullPending = true;
-      runQueued();
+      if (firstQueued) runQueued();
+      else queueFirst();
     },
     Math.max(1, opts.reconcileSeconds) * 1000,
   );
   interval.unref?.();
-  // After the first reconcile, so the builder sees the index it brought up to date.
-  if (opts.vectors !== false) running = running.then(() => void (builder = startVectorBuilder(root)));
   // Whether the root is behind its remote is said after the first reconcile (syncPending), not
   // here: its git calls block the thread, and a server's first answer waits for this function.
   emit({ type: 'ready' });
@@ -236,6 +252,7 @@ export async function startWatch(root: string, opts: WatchOptions): Promise<Watc
   return {
     lag: (topics) => book.lag(topics),
     async flush(): Promise<void> {
+      queueFirst();
       if (timer) {
         clearTimeout(timer);
         timer = undefined;

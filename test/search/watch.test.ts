@@ -99,6 +99,41 @@ describe('startWatch', () => {
     expect(events.length).toBe(count);
   });
 
+  it('finds a change made before it started, once its held first reconcile is let go', async () => {
+    // An index of the files as they were, then an edit while nobody watches.
+    const dir = join(root, 'references', 'topic-w');
+    await searchReferences(root, { question: 'widget', topic: 'topic-w', embedder: null });
+    writeFileSync(join(dir, 'README.md'), '# Widgetry\n\nNow with a quokka mode.\n');
+
+    let release!: () => void;
+    const hold = new Promise<void>((r) => (release = r));
+    watcher = await startWatch(root, { reconcileSeconds: 3600, embedder, onEvent, firstReconcileAfter: hold, vectors: false });
+    // Held: the index is as it was, and the lag says a reconcile is due and not yet running.
+    expect((await searchReferences(root, { question: 'quokka', topic: 'topic-w', embedder: null, syncFiles: false })).results.map((r) => r.path)).not.toContain('README.md');
+    expect(watcher.lag(['topic-w'])).toMatchObject({ syncing: false });
+    expect(events.some((e) => e.type === 'reconcile')).toBe(false);
+
+    const reconciled = next((e) => e.type === 'reconcile');
+    release();
+    const r = await reconciled;
+    expect(r.type === 'reconcile' && r.report.topics['topic-w']!.changed).toBe(1);
+    expect(watcher.lag(['topic-w'])).toBeNull();
+    const found = await searchReferences(root, { question: 'quokka', topic: 'topic-w', embedder: null, syncFiles: false });
+    expect(found.results[0]?.path).toBe('README.md');
+  });
+
+  it('runs a held first reconcile at once when flushed', async () => {
+    const dir = join(root, 'references', 'topic-w');
+    await searchReferences(root, { question: 'widget', topic: 'topic-w', embedder: null });
+    writeFileSync(join(dir, 'README.md'), '# Widgetry\n\nNow with a wombat mode.\n');
+    watcher = await startWatch(root, { reconcileSeconds: 3600, embedder, onEvent, firstReconcileAfter: new Promise(() => undefined), vectors: false });
+    await watcher.flush();
+    const r = events.find((e) => e.type === 'reconcile');
+    expect(r?.type === 'reconcile' && r.report.topics['topic-w']!.changed).toBe(1);
+    const found = await searchReferences(root, { question: 'wombat', topic: 'topic-w', embedder: null, syncFiles: false });
+    expect(found.results[0]?.path).toBe('README.md');
+  });
+
   it('syncs a topic created while it runs', async () => {
     const reconciled = next((e) => e.type === 'reconcile');
     watcher = await startWatch(root, { reconcileSeconds: 3600, embedder, onEvent });

@@ -82,7 +82,13 @@ function toolsFor(server: McpServer, ctx: ServerContext): void {
           }
         : {}),
     };
-    const result = await callTool(ctx, request.params.name, request.params.arguments, call);
+    ctx.warm.callStarted();
+    let result: ToolResult;
+    try {
+      result = await callTool(ctx, request.params.name, request.params.arguments, call);
+    } finally {
+      ctx.warm.callEnded();
+    }
     if (extra.signal.aborted && committed(request.params.name, result)) {
       // The cancel came after the commit: the SDK drops the answer of a cancelled request, but
       // this one changed the library, so the ghost must learn what now exists.

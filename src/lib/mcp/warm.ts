@@ -51,10 +51,21 @@ export interface Warm {
   exclusive<T>(fn: (w: WarmState) => Promise<T>): Promise<T>;
   /** Tells the idle hook that something changed (after a mutation). */
   touched(): void;
+  /** A tool call begins / ends: the watcher's first reconcile waits for the first answer. */
+  callStarted(): void;
+  callEnded(): void;
   close(): Promise<void>;
 }
 
-async function ownWatcher(root: string, opts: WarmOptions): Promise<WarmState> {
+/**
+ * How long a warm server waits for a first tool call before its first reconcile starts anyway.
+ * A host usually calls right after the handshake; one that does not gets the reconcile early.
+ */
+const FIRST_CALL_GRACE_MS = 1000;
+
+type StartOptions = WarmOptions & { firstReconcileAfter: Promise<unknown> };
+
+async function ownWatcher(root: string, opts: StartOptions): Promise<WarmState> {
   const { Gate } = await import('../serve/gate.js');
   const { resolveEmbedder } = await import('../embedding/root-embedder.js');
   const { startWatch } = await import('../watch.js');
@@ -65,6 +76,7 @@ async function ownWatcher(root: string, opts: WarmOptions): Promise<WarmState> {
     reconcileSeconds: opts.reconcileSeconds ?? 300,
     embedder,
     exclusive: (fn) => gate.run(fn),
+    firstReconcileAfter: opts.firstReconcileAfter,
     onEvent: (e) => {
       if (e.type === 'error') {
         const code = (e.error as NodeJS.ErrnoException | null)?.code;
@@ -87,13 +99,14 @@ async function ownWatcher(root: string, opts: WarmOptions): Promise<WarmState> {
   };
 }
 
-async function start(root: string, opts: WarmOptions): Promise<WarmState> {
+async function start(root: string, opts: StartOptions): Promise<WarmState> {
   if (opts.serveSocket !== false) {
     const { startServer } = await import('../serve/server.js');
     try {
       const s = await startServer(root, {
         embedderFlag: opts.embedderFlag,
         reconcileSeconds: opts.reconcileSeconds,
+        firstReconcileAfter: opts.firstReconcileAfter,
         onEvent: (e) => {
           if (e.type === 'error' || e.type === 'watch-degraded') opts.log?.(`serve: ${JSON.stringify(e.type === 'error' ? String((e.error as Error)?.message ?? e.error) : e.reason)}`);
         },
@@ -119,9 +132,26 @@ export function startWarm(root: string, opts: WarmOptions = {}): Warm {
     if (!opts.onIdle || closed || !started) return;
     void started.then((w) => opts.onIdle?.(w)).catch(() => undefined);
   };
+  // The first reconcile waits until a call has been answered (or the grace ran out) and none is
+  // running: a ghost's first search is not made to share the thread with a walk of every file.
+  let calls = 0;
+  let mayReconcile = false;
+  let release!: () => void;
+  const firstReconcileAfter = new Promise<void>((r) => (release = r));
+  const maybeRelease = (): void => {
+    if (mayReconcile && calls === 0) release();
+  };
   const ensure = (): Promise<WarmState> => {
     if (!started) {
-      started = start(root, opts);
+      started = start(root, { ...opts, firstReconcileAfter });
+      void started.then(
+        () =>
+          setTimeout(() => {
+            mayReconcile = true;
+            maybeRelease();
+          }, FIRST_CALL_GRACE_MS).unref(),
+        () => undefined,
+      );
       // A failed warm-up is reported on every call that needs it, never as an unhandled rejection.
       started.catch((err: unknown) => opts.log?.(`warm-up failed: ${err instanceof Error ? err.message : String(err)}`));
       idle();
@@ -138,8 +168,15 @@ export function startWarm(root: string, opts: WarmOptions = {}): Warm {
       return w.exclusive(() => fn(w));
     },
     touched: idle,
+    callStarted: () => void calls++,
+    callEnded(): void {
+      calls--;
+      mayReconcile = true;
+      maybeRelease();
+    },
     async close(): Promise<void> {
       closed = true;
+      release();
       if (!started) return;
       const w = await started.catch(() => null);
       await w?.close();

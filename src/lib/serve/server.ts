@@ -41,6 +41,8 @@ export interface ServerOptions {
   preloadTopics?: number;
   /** Longest an answer waits for a running sync before the client is told to work alone (ms). */
   busyWaitMs?: number;
+  /** See WatchOptions.firstReconcileAfter (the MCP server's first answer goes first). */
+  firstReconcileAfter?: Promise<unknown>;
 }
 
 export interface RunningServer {
@@ -203,6 +205,7 @@ export async function startServer(root: string, opts: ServerOptions = {}): Promi
       reconcileSeconds: opts.reconcileSeconds ?? 300,
       embedder,
       exclusive: (fn) => gate.run(fn),
+      firstReconcileAfter: opts.firstReconcileAfter,
       onEvent: (e) => {
         if (e.type === 'error' && watching && isWatchLimit(e.error)) {
           // Events may now be missed: answer with a stat walk per query, as the CLI does.

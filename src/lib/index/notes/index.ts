@@ -157,9 +157,11 @@ export async function syncNotes(root: string, embedder: Embedder | null): Promis
     let dimension = notes.dimension ?? meta?.dimension ?? null;
     if (!key) {
       // meta.json lost too: the space a topic's chunk index holds.
-      const { loadHead } = await import('../topic-index.js');
+      // The shared read-only copy: a root without vectors comes here on every sync, and a big
+      // topic's head is MBs of JSON (parsed twice per reconcile before).
+      const { loadHeadForReading } = await import('../topic-index.js');
       for (const id of ids) {
-        const v = (await loadHead(root, id))?.vectors;
+        const v = (await loadHeadForReading(root, id))?.vectors;
         if (v) {
           key = v.key;
           dimension = v.dimension;
