@@ -62,9 +62,16 @@ const SHA_HEX = 64;
 const ROLES: ReadonlySet<string> = new Set<Role>(['docs', 'example', 'code', 'test']);
 const SKIP_REASONS: ReadonlySet<string> = new Set<SkipReason>(['binary', 'too-large', 'unchunkable']);
 
-interface Columns extends FileColumns {
+/** The columns a search never reads: a head stored in lines (head-file.ts) parses them on first use. */
+export const COLD_COLUMNS = ['skipped', 'role', 'size', 'mtimeMs', 'sha256'] as const;
+type ColdName = (typeof COLD_COLUMNS)[number];
+type Cold = Pick<FileColumns, ColdName>;
+
+interface Columns extends Omit<FileColumns, ColdName> {
   /** Row of each path, built with the table (decode checks the paths are distinct). */
   rows: Map<string, number>;
+  /** The cold columns, or what parses them (once; see decodeSplit). */
+  cold: Cold | (() => Cold);
 }
 
 /** Rows by number, for readers that keep per-row state (live-chunks.ts); never changed once made. */
@@ -109,25 +116,47 @@ export class FileTable {
    */
   static decode(v: unknown): FileTable | null {
     if (typeof v !== 'object' || v === null) return null;
-    const c = v as Partial<Record<keyof FileColumns, unknown>>;
-    const { path, size, mtimeMs, sha256, role, chunkCount, seg, skipped, start } = c;
-    if (!Array.isArray(path) || !Array.isArray(size) || !Array.isArray(mtimeMs) || !Array.isArray(role) || !Array.isArray(chunkCount) || !Array.isArray(seg)) return null;
+    const table = FileTable.decodeSplit(v, () => v);
+    if (!table) return null;
+    // A whole head was parsed anyway: check every column now, as before.
+    const cold = coldColumns(v, table.cols!.rows);
+    if (!cold) return null;
+    table.cols!.cold = cold;
+    return table;
+  }
+
+  /**
+   * The table from its hot columns (paths, chunk counts, segments, starts, the listing digest:
+   * all a search reads), checked now; `cold()` gives the object holding the other columns, read
+   * the first time a caller needs them. When those turn out damaged, every row reads as unknown
+   * (no size, mtime or hash matches), so the next sync re-reads every file: what a damaged head
+   * gets, later.
+   */
+  static decodeSplit(hot: object, cold: () => unknown): FileTable | null {
+    const c = hot as Partial<Record<keyof FileColumns, unknown>>;
+    const { path, chunkCount, seg, start } = c;
+    if (!Array.isArray(path) || !Array.isArray(chunkCount) || !Array.isArray(seg)) return null;
     const n = path.length;
-    if (size.length !== n || mtimeMs.length !== n || role.length !== n || chunkCount.length !== n || seg.length !== n) return null;
-    if (typeof sha256 !== 'string' || sha256.length !== n * SHA_HEX) return null;
-    if (typeof skipped !== 'object' || skipped === null || Array.isArray(skipped)) return null;
+    if (chunkCount.length !== n || seg.length !== n) return null;
     if (start !== undefined && (!Array.isArray(start) || start.length !== n)) return null;
     const rows = new Map<string, number>();
     for (let i = 0; i < n; i++) {
       const p: unknown = path[i];
-      if (typeof p !== 'string' || typeof size[i] !== 'number' || typeof mtimeMs[i] !== 'number' || typeof chunkCount[i] !== 'number' || typeof seg[i] !== 'number') return null;
+      if (typeof p !== 'string' || typeof chunkCount[i] !== 'number' || typeof seg[i] !== 'number') return null;
       if (start !== undefined && typeof start[i] !== 'number') return null;
-      if (!ROLES.has(role[i] as string)) return null;
       rows.set(p, i);
     }
     if (rows.size !== n) return null;
-    for (const [p, reason] of Object.entries(skipped)) if (!rows.has(p) || !SKIP_REASONS.has(reason as string)) return null;
-    const table = new FileTable({ path, size, mtimeMs, sha256, role, chunkCount, seg, skipped, rows, ...(start ? { start } : {}) } as Columns, null);
+    const loadCold = (): Cold => {
+      let v: unknown = null;
+      try {
+        v = cold();
+      } catch {
+        // damaged: unknown rows below
+      }
+      return coldColumns(v, rows) ?? unknownColumns(n);
+    };
+    const table = new FileTable({ path, chunkCount, seg, rows, cold: loadCold, ...(start ? { start } : {}) } as Columns, null);
     table.listingDigest = typeof c.listing === 'string' ? c.listing : null;
     return table;
   }
@@ -152,17 +181,25 @@ export class FileTable {
       const e = this.map.get(path);
       return e !== undefined && e.size === size && e.mtimeMs === mtimeMs;
     }
-    const c = this.cols!;
-    const row = c.rows.get(path);
-    return row !== undefined && c.size[row] === size && c.mtimeMs[row] === mtimeMs;
+    const row = this.cols!.rows.get(path);
+    if (row === undefined) return false;
+    const c = this.cold();
+    return c.size[row] === size && c.mtimeMs[row] === mtimeMs;
   }
 
   /**
    * The table's rows by number: its own columns when read from disk, else a copy of its entries.
    * Either way a later set() or delete() leaves them as they are.
    */
+  /** The chunk count of `path`'s row (0 when absent): what a hit asks, without the cold columns. */
+  chunkCountOf(path: string): number {
+    if (this.map) return this.map.get(path)?.chunkCount ?? 0;
+    const row = this.cols!.rows.get(path);
+    return row === undefined ? 0 : this.cols!.chunkCount[row]!;
+  }
+
   rowsView(): FileRows {
-    if (this.cols) return { ...this.cols, start: this.cols.start ?? null };
+    if (this.cols) return { rows: this.cols.rows, path: this.cols.path, chunkCount: this.cols.chunkCount, seg: this.cols.seg, start: this.cols.start ?? null };
     const rows = new Map<string, number>();
     const paths: string[] = [];
     const chunkCount: number[] = [];
@@ -211,10 +248,11 @@ export class FileTable {
       for (const [path, e] of this.map) if (e.skipped) out.push({ path, reason: e.skipped, size: e.size });
       return out;
     }
-    const c = this.cols!;
+    const { rows } = this.cols!;
+    const c = this.cold();
     return Object.entries(c.skipped)
-      .map(([path, reason]) => ({ path, reason, size: c.size[c.rows.get(path)!]! }))
-      .sort((a, b) => c.rows.get(a.path)! - c.rows.get(b.path)!);
+      .map(([path, reason]) => ({ path, reason, size: c.size[rows.get(path)!]! }))
+      .sort((a, b) => rows.get(a.path)! - rows.get(b.path)!);
   }
 
   *entries(): IterableIterator<[string, FileEntry]> {
@@ -274,10 +312,18 @@ export class FileTable {
     return out;
   }
 
+  /** The cold columns, parsed on first use. */
+  private cold(): Cold {
+    const c = this.cols!;
+    if (typeof c.cold === 'function') c.cold = c.cold();
+    return c.cold;
+  }
+
   private entryAt(row: number): FileEntry {
     const c = this.cols!;
-    const e: FileEntry = { size: c.size[row]!, mtimeMs: c.mtimeMs[row]!, sha256: c.sha256.slice(row * SHA_HEX, (row + 1) * SHA_HEX), role: c.role[row]!, chunkCount: c.chunkCount[row]! };
-    const reason = Object.hasOwn(c.skipped, c.path[row]!) ? c.skipped[c.path[row]!] : undefined;
+    const k = this.cold();
+    const e: FileEntry = { size: k.size[row]!, mtimeMs: k.mtimeMs[row]!, sha256: k.sha256.slice(row * SHA_HEX, (row + 1) * SHA_HEX), role: k.role[row]!, chunkCount: c.chunkCount[row]! };
+    const reason = Object.hasOwn(k.skipped, c.path[row]!) ? k.skipped[c.path[row]!] : undefined;
     if (reason) e.skipped = reason;
     if (c.seg[row] !== 0) e.seg = c.seg[row]!;
     if (c.start && c.chunkCount[row]! > 0) e.start = c.start[row]!;
@@ -292,4 +338,24 @@ export class FileTable {
     }
     return this.map;
   }
+}
+
+/** The cold columns of `v`, checked against the table's rows; null when anything is off. */
+function coldColumns(v: unknown, rows: ReadonlyMap<string, number>): Cold | null {
+  if (typeof v !== 'object' || v === null) return null;
+  const { size, mtimeMs, sha256, role, skipped } = v as Partial<Record<ColdName, unknown>>;
+  const n = rows.size;
+  if (!Array.isArray(size) || !Array.isArray(mtimeMs) || !Array.isArray(role) || size.length !== n || mtimeMs.length !== n || role.length !== n) return null;
+  if (typeof sha256 !== 'string' || sha256.length !== n * SHA_HEX) return null;
+  if (typeof skipped !== 'object' || skipped === null || Array.isArray(skipped)) return null;
+  for (let i = 0; i < n; i++) {
+    if (typeof size[i] !== 'number' || typeof mtimeMs[i] !== 'number' || !ROLES.has(role[i] as string)) return null;
+  }
+  for (const [p, reason] of Object.entries(skipped)) if (!rows.has(p) || !SKIP_REASONS.has(reason as string)) return null;
+  return { size, mtimeMs, sha256, role, skipped } as Cold;
+}
+
+/** Rows nothing on disk can match: a size of -1, no mtime, a hash of no content. */
+function unknownColumns(n: number): Cold {
+  return { size: new Array<number>(n).fill(-1), mtimeMs: new Array<number>(n).fill(-1), sha256: '0'.repeat(n * SHA_HEX), role: new Array<Role>(n).fill('docs'), skipped: {} };
 }

@@ -14,7 +14,9 @@ import { statOrNull } from '../file-memo.js';
 import { pidAlive } from '../process.js';
 import type { AnnIndex } from './ann.js';
 import { FileTable } from './file-table.js';
-import { isRecord, readJsonSafeSync, topicIndexDir, writeJsonAtomic } from './layout.js';
+import { headText, parseHeadLines } from './head-file.js';
+import { isRecord, topicIndexDir, writeFileAtomic } from './layout.js';
+import { readRegularOrNull } from './regular-file.js';
 import { LiveChunks } from './live-chunks.js';
 import { TkomaError } from '../errors.js';
 import { forgetSegments, type LoadOptions, loadSegment, removeSegmentFiles, type Segment, type StoredChunk } from './segments.js';
@@ -82,19 +84,31 @@ const headFile = (root: string, id: string): string => join(topicIndexDir(root, 
 export const annMetaFile = (root: string, id: string): string => join(topicIndexDir(root, id), 'ann.json');
 
 /** The head stored in head.json, checked; null when it is of another format or damaged. */
-function decodeHead(v: unknown): TopicHead | null {
+function decodeHead(v: unknown, split?: FileTable | null): TopicHead | null {
   if (!isRecord(v) || v.format !== TOPIC_FORMAT || typeof v.topic !== 'string' || typeof v.generation !== 'number') return null;
   if (!Array.isArray(v.segments) || !v.segments.every((s) => isRecord(s) && typeof s.gen === 'number' && typeof s.docs === 'number' && (s.ids === undefined || typeof s.ids === 'string'))) return null;
   if (v.ann !== null && typeof v.ann !== 'number') return null;
   if (!(v.vectors === null || (isRecord(v.vectors) && typeof v.vectors.key === 'string'))) return null;
   if (v.includes !== undefined && !(isRecord(v.includes) && Object.values(v.includes).every((t) => Array.isArray(t) && t.every((x) => typeof x === 'string')))) return null;
-  const files = FileTable.decode(v.files);
+  const files = split === undefined ? FileTable.decode(v.files) : split;
   if (!files) return null;
   return { ...(v as unknown as TopicHead), files };
 }
 
+function parseWhole(bytes: Buffer): unknown {
+  try {
+    return JSON.parse(bytes.toString('utf8'));
+  } catch {
+    return null;
+  }
+}
+
 export async function loadHead(root: string, id: string): Promise<TopicHead | null> {
-  const head = decodeHead(readJsonSafeSync(headFile(root, id), isRecord));
+  const file = headFile(root, id);
+  const bytes = readRegularOrNull(file);
+  const lines = bytes ? parseHeadLines(bytes) : null;
+  // Written in lines (head-file.ts): the cold columns wait; else (an older head) parsed whole.
+  const head = lines ? decodeHead(lines.fields, lines.files) : decodeHead(bytes ? parseWhole(bytes) : null);
   return head && head.topic === id ? head : null;
 }
 
@@ -304,7 +318,7 @@ export async function searchLexicalAcross(
 export async function saveHead(root: string, id: string, head: TopicHead): Promise<void> {
   // The assembled index of the old head is stale either way; the next load reuses cached segments.
   memo.delete(memoKey(root, id));
-  await writeJsonAtomic(headFile(root, id), head);
+  await writeFileAtomic(headFile(root, id), headText(head as unknown as Parameters<typeof headText>[0]));
   await primeHeadCache(root, id, head);
   await removeUnreferenced(root, id, head);
 }
@@ -329,7 +343,7 @@ async function removeUnreferenced(root: string, id: string, head: TopicHead): Pr
 
 /** Rewrites only the head (stat refreshes: same content, new mtime). */
 export async function saveHeadOnly(root: string, id: string, head: TopicHead): Promise<void> {
-  await writeJsonAtomic(headFile(root, id), head);
+  await writeFileAtomic(headFile(root, id), headText(head as unknown as Parameters<typeof headText>[0]));
   const cached = memo.get(memoKey(root, id));
   if (cached && cached.head.generation === head.generation) cached.head = head;
 }

@@ -237,7 +237,7 @@ async function widenedWithIncludes(k: Kept, page: readonly string[], texts: Text
   const { index } = k.ref.opened;
   const { start, end } = k.range;
   const inRange: ChunkRef[] = [];
-  const count = index.head.files.get(k.h.path)?.chunkCount ?? 0;
+  const count = index.head.files.chunkCountOf(k.h.path);
   for (let i = 0; i < count; i++) {
     const c = index.chunks.get(`${k.h.path}#${i}`);
     if (c && c.endLine >= start && c.startLine <= end) inRange.push({ opened: k.ref.opened, chunk: c });
@@ -297,7 +297,7 @@ async function pageRowsOf(r: ChunkRef, t: HitLines, page: () => Promise<string[]
 async function widen(kept: Kept[], refs: Map<string, ChunkRef>, context: HitContext): Promise<void> {
   for (const k of kept) {
     const { index } = k.ref.opened;
-    const count = index.head.files.get(k.h.path)?.chunkCount ?? 0;
+    const count = index.head.files.chunkCountOf(k.h.path);
     const chunks: ChunkSpan[] = [];
     for (let i = 0; i < count; i++) {
       const c = index.chunks.get(`${k.h.path}#${i}`);

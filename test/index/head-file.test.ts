@@ -1,0 +1,50 @@
+import { describe, expect, it } from 'vitest';
+
+import { type FileEntry, FileTable } from '../../src/lib/index/file-table.js';
+import { headText, parseHeadLines } from '../../src/lib/index/head-file.js';
+
+const hash = (c: string): string => c.repeat(64);
+const entry = (over: Partial<FileEntry> = {}): FileEntry => ({ size: 10, mtimeMs: 1_700_000_000_123.25, sha256: hash('a'), role: 'docs', chunkCount: 2, seg: 7, start: 0, ...over });
+const rows: Record<string, FileEntry> = {
+  'src/z.ts': entry({ role: 'code', sha256: hash('b'), start: 2 }),
+  'README.md': entry({ chunkCount: 0, seg: undefined, start: undefined, skipped: 'too-large', size: 5_000_000 }),
+  'docs/a\nb "c".md': entry({ seg: 9, chunkCount: 3, start: 4 }),
+};
+const head = (): { files: FileTable } & Record<string, unknown> => {
+  const files = FileTable.fromEntries(rows);
+  files.listingDigest = 'abc=';
+  return { format: 7, topic: 'topic-x', generation: 5, segments: [{ gen: 7, docs: 4 }], ann: null, files, vectors: null };
+};
+
+describe('head.json in lines', () => {
+  it('is the same JSON value as a head written whole, with every row back', () => {
+    const h = head();
+    const text = headText(h);
+    expect(JSON.parse(text)).toEqual(JSON.parse(JSON.stringify(h)));
+    const back = parseHeadLines(Buffer.from(text))!;
+    expect(back.fields).toMatchObject({ format: 7, topic: 'topic-x', generation: 5, segments: [{ gen: 7, docs: 4 }], ann: null, vectors: null });
+    expect(back.files!.listingDigest).toBe('abc=');
+    for (const [path, e] of Object.entries(rows)) expect(back.files!.get(path), path).toEqual(Object.fromEntries(Object.entries(e).filter(([, v]) => v !== undefined)));
+    expect(back.files!.skippedFiles()).toEqual([{ path: 'README.md', reason: 'too-large', size: 5_000_000 }]);
+  });
+
+  it('answers a search from the hot columns and reads the cold ones only when asked', () => {
+    const text = headText(head());
+    // Hashes are cold: garbage there is not seen by a search's questions…
+    const damaged = text.replace(hash('b'), 'x'.repeat(64)).replace(/"sha256":"[^"]*"/, '"sha256":7');
+    const back = parseHeadLines(Buffer.from(damaged))!.files!;
+    expect(back.chunkCountOf('docs/a\nb "c".md')).toBe(3);
+    expect(back.rowsView().start).toEqual([0, 4, 2]);
+    expect(back.filesWithChunks()).toBe(2);
+    // …and when a sync asks, every row reads as unknown, so every file is looked at again.
+    expect(back.sameStat('src/z.ts', 10, 1_700_000_000_123.25)).toBe(false);
+    expect(back.get('src/z.ts')!.sha256).toBe(hash('0'));
+  });
+
+  it('leaves a head written whole (before) to the whole parse, and refuses damaged hot columns', () => {
+    expect(parseHeadLines(Buffer.from(JSON.stringify(head())))).toBeUndefined();
+    const text = headText(head());
+    expect(parseHeadLines(Buffer.from(text.replace('"chunkCount":[', '"chunkCount":["x",')))!.files).toBeNull();
+    expect(parseHeadLines(Buffer.from(text.slice(0, -3)))!.files).toBeNull();
+  });
+});
