@@ -240,6 +240,21 @@ describe('syncIndex', () => {
     expect((await search('parseConfig')).results.length).toBeGreaterThan(0);
   });
 
+  it('reads a head written whole (before lines) as it is, and a sync writes it in lines without re-chunking', async () => {
+    await syncIndex(root, { embedder });
+    const file = join(topicIndexDir(root, 'topic-widgetry'), 'head.json');
+    const value: unknown = JSON.parse(readFileSync(file, 'utf8'));
+    writeFileSync(file, JSON.stringify(value));
+    forgetTopicIndex(root);
+    expect((await loadHead(root, 'topic-widgetry'))!.files.size).toBe(Object.keys(SAMPLE_FILES).length);
+    const report = await syncIndex(root, { embedder });
+    expect(report.topics['topic-widgetry']).toMatchObject({ added: 0, changed: 0, removed: 0 });
+    const text = readFileSync(file, 'utf8');
+    expect(text.split('\n').length).toBeGreaterThan(5);
+    expect(JSON.parse(text)).toEqual(value);
+    expect((await search('parseConfig')).results.length).toBeGreaterThan(0);
+  });
+
   it('rebuilds an index of another format, and survives garbage meta.json and notes.json', async () => {
     await syncIndex(root, { embedder });
     writeFileSync(join(indexDir(root), 'meta.json'), '{"format": 99}');

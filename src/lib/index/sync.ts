@@ -33,6 +33,7 @@ import {
   saveHead,
   saveHeadOnly,
   type TopicHead,
+  writtenWhole,
 } from './topic-index.js';
 import { updateVectors } from './ann-sync.js';
 
@@ -207,6 +208,9 @@ async function syncTopic(ctx: Ctx, id: string): Promise<TopicSyncCounts> {
   const quick = async (): Promise<TopicSyncCounts> => {
     if (touched) {
       stampListing(head.files, await listing);
+      await saveHeadOnly(root, id, head);
+    } else if (storedHead && writtenWhole(storedHead)) {
+      // Once per older head: in lines, a search parses a third of it (head-file.ts).
       await saveHeadOnly(root, id, head);
     }
     return countsOf(head);

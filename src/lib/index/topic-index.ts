@@ -109,7 +109,15 @@ export async function loadHead(root: string, id: string): Promise<TopicHead | nu
   const lines = bytes ? parseHeadLines(bytes) : null;
   // Written in lines (head-file.ts): the cold columns wait; else (an older head) parsed whole.
   const head = lines ? decodeHead(lines.fields, lines.files) : decodeHead(bytes ? parseWhole(bytes) : null);
+  if (head && !lines) readWhole.add(head);
   return head && head.topic === id ? head : null;
+}
+
+const readWhole = new WeakSet<TopicHead>();
+
+/** True for a head read from a head.json written whole (before lines): a sync writes it again in lines. */
+export function writtenWhole(head: TopicHead): boolean {
+  return readWhole.has(head);
 }
 
 // A process that answers many queries (serve) would parse a large topic's head.json (MBs at
