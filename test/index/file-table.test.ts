@@ -43,7 +43,9 @@ describe('FileTable', () => {
       const row = rows.rows.get('docs/a b.md')!;
       expect([rows.path[row], rows.chunkCount[row], rows.seg[row]]).toEqual(['docs/a b.md', 3, 9]);
       expect(rows.seg[rows.rows.get('img.png')!]).toBe(0);
-      expect(rows.rows.has('gone.md')).toBe(false);
+      expect(rows.rows.get('gone.md')).toBeUndefined();
+      expect(rows.rows.get('a')).toBeUndefined();
+      expect(rows.rows.get('zz')).toBeUndefined();
       expect(table.filesWithChunks()).toBe(3);
       expect(table.chunkTotal()).toBe(6);
       expect(table.skippedFiles().map((s) => [s.path, s.reason, s.size]).sort()).toEqual([['README.md', 'too-large', 5_000_000], ['img.png', 'binary', 10]]);

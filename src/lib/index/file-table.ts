@@ -67,16 +67,52 @@ export const COLD_COLUMNS = ['skipped', 'role', 'size', 'mtimeMs', 'sha256'] as 
 type ColdName = (typeof COLD_COLUMNS)[number];
 type Cold = Pick<FileColumns, ColdName>;
 
+/** Finds rows by path: by halving over the sorted paths until a sync wants a Map of them all. */
+class RowIndex {
+  private map: Map<string, number> | null = null;
+
+  constructor(private readonly paths: readonly string[]) {}
+
+  get size(): number {
+    return this.paths.length;
+  }
+
+  /** The row of `path`: a map once built (a sync asks for every file), else by halving. */
+  get(path: string): number | undefined {
+    if (this.map) return this.map.get(path);
+    const paths = this.paths;
+    let lo = 0;
+    let hi = paths.length - 1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >>> 1;
+      const p = paths[mid]!;
+      if (p === path) return mid;
+      if (p < path) lo = mid + 1;
+      else hi = mid - 1;
+    }
+    return undefined;
+  }
+
+  /** Every row by path, built once: for callers that look up every file. */
+  all(): Map<string, number> {
+    if (!this.map) {
+      this.map = new Map();
+      for (let i = 0; i < this.paths.length; i++) this.map.set(this.paths[i]!, i);
+    }
+    return this.map;
+  }
+}
+
 interface Columns extends Omit<FileColumns, ColdName> {
-  /** Row of each path, built with the table (decode checks the paths are distinct). */
-  rows: Map<string, number>;
+  /** Row of each path (decode checks the paths are sorted and distinct). */
+  rows: RowIndex;
   /** The cold columns, or what parses them (once; see decodeSplit). */
   cold: Cold | (() => Cold);
 }
 
 /** Rows by number, for readers that keep per-row state (live-chunks.ts); never changed once made. */
 export interface FileRows {
-  readonly rows: ReadonlyMap<string, number>;
+  readonly rows: { get(path: string): number | undefined };
   readonly path: readonly string[];
   readonly chunkCount: readonly number[];
   /** 0 when the file has no chunks in any segment. */
@@ -139,14 +175,17 @@ export class FileTable {
     const n = path.length;
     if (chunkCount.length !== n || seg.length !== n) return null;
     if (start !== undefined && (!Array.isArray(start) || start.length !== n)) return null;
-    const rows = new Map<string, number>();
+    // Sorted and distinct (as toJSON writes them): rows are then found by halving, and no Map
+    // of every path is built before a search (207,713 of them took ~0.2 s at 300k chunks).
+    let previous: string | null = null;
     for (let i = 0; i < n; i++) {
       const p: unknown = path[i];
       if (typeof p !== 'string' || typeof chunkCount[i] !== 'number' || typeof seg[i] !== 'number') return null;
       if (start !== undefined && typeof start[i] !== 'number') return null;
-      rows.set(p, i);
+      if (previous !== null && !(previous < p)) return null;
+      previous = p;
     }
-    if (rows.size !== n) return null;
+    const rows = new RowIndex(path as string[]);
     const loadCold = (): Cold => {
       let v: unknown = null;
       try {
@@ -166,7 +205,7 @@ export class FileTable {
   }
 
   has(path: string): boolean {
-    return this.map ? this.map.has(path) : this.cols!.rows.has(path);
+    return this.map ? this.map.has(path) : this.cols!.rows.all().has(path);
   }
 
   get(path: string): FileEntry | undefined {
@@ -181,22 +220,23 @@ export class FileTable {
       const e = this.map.get(path);
       return e !== undefined && e.size === size && e.mtimeMs === mtimeMs;
     }
-    const row = this.cols!.rows.get(path);
+    const row = this.cols!.rows.all().get(path);
     if (row === undefined) return false;
     const c = this.cold();
     return c.size[row] === size && c.mtimeMs[row] === mtimeMs;
   }
 
-  /**
-   * The table's rows by number: its own columns when read from disk, else a copy of its entries.
-   * Either way a later set() or delete() leaves them as they are.
-   */
   /** The chunk count of `path`'s row (0 when absent): what a hit asks, without the cold columns. */
   chunkCountOf(path: string): number {
     if (this.map) return this.map.get(path)?.chunkCount ?? 0;
     const row = this.cols!.rows.get(path);
     return row === undefined ? 0 : this.cols!.chunkCount[row]!;
   }
+
+  /**
+   * The table's rows by number: its own columns when read from disk, else a copy of its entries.
+   * Either way a later set() or delete() leaves them as they are.
+   */
 
   rowsView(): FileRows {
     if (this.cols) return { rows: this.cols.rows, path: this.cols.path, chunkCount: this.cols.chunkCount, seg: this.cols.seg, start: this.cols.start ?? null };
@@ -248,7 +288,7 @@ export class FileTable {
       for (const [path, e] of this.map) if (e.skipped) out.push({ path, reason: e.skipped, size: e.size });
       return out;
     }
-    const { rows } = this.cols!;
+    const rows = this.cols!.rows.all();
     const c = this.cold();
     return Object.entries(c.skipped)
       .map(([path, reason]) => ({ path, reason, size: c.size[rows.get(path)!]! }))
@@ -341,7 +381,7 @@ export class FileTable {
 }
 
 /** The cold columns of `v`, checked against the table's rows; null when anything is off. */
-function coldColumns(v: unknown, rows: ReadonlyMap<string, number>): Cold | null {
+function coldColumns(v: unknown, rows: RowIndex): Cold | null {
   if (typeof v !== 'object' || v === null) return null;
   const { size, mtimeMs, sha256, role, skipped } = v as Partial<Record<ColdName, unknown>>;
   const n = rows.size;
@@ -351,7 +391,7 @@ function coldColumns(v: unknown, rows: ReadonlyMap<string, number>): Cold | null
   for (let i = 0; i < n; i++) {
     if (typeof size[i] !== 'number' || typeof mtimeMs[i] !== 'number' || !ROLES.has(role[i] as string)) return null;
   }
-  for (const [p, reason] of Object.entries(skipped)) if (!rows.has(p) || !SKIP_REASONS.has(reason as string)) return null;
+  for (const [p, reason] of Object.entries(skipped)) if (rows.get(p) === undefined || !SKIP_REASONS.has(reason as string)) return null;
   return { size, mtimeMs, sha256, role, skipped } as Cold;
 }
 

@@ -72,8 +72,8 @@ export function parseHeadLines(bytes: Buffer): { fields: Record<string, unknown>
   } catch {
     return { fields: fields as Record<string, unknown>, files: null };
   }
-  // A copy: the hot part's bytes are not kept alive with the cold ones.
-  const cold = coldFrom < 0 ? null : Buffer.from(bytes.subarray(coldFrom));
+  // Not copied (20 MB at 300k chunks took ~0.3 s on a loaded machine): the hot part's bytes stay alive with them.
+  const cold = coldFrom < 0 ? null : bytes.subarray(coldFrom);
   const files = FileTable.decodeSplit(hot, () => (cold ? (JSON.parse(`{${cold.toString('utf8', 0, cold.lastIndexOf('\n}}'))}}`) as unknown) : null));
   return { fields: fields as Record<string, unknown>, files };
 }
