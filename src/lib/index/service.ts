@@ -21,6 +21,7 @@ import type { SyncOptions, SyncReport } from './sync.js';
 import { forgetTopicIndex, loadHead, removeTopicIndexDir } from './topic-index.js';
 
 export { lexicallyCurrent } from './current.js';
+export { ManifestLines, manifestLinesFile } from './manifest-lines.js';
 export type { SyncOptions, SyncProgress, SyncReport, TopicSyncCounts } from './sync.js';
 
 /** The sync (sync.ts), loaded when one runs: a search whose files did not move never needs it. */

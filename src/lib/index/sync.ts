@@ -20,6 +20,7 @@ import { readOrNull } from '../soft-fs.js';
 import { indexCap } from './current.js';
 import type { FileEntry } from './file-table.js';
 import { listingByFind } from './listing-prefetch.js';
+import { refreshManifestLines } from './manifest-lines.js';
 import { chunkIdsOf, diffByStat, hashFile, listTopicFilesVia, looksBinary, sha256Hex, stampListing } from './scan.js';
 import { saveSegmentLex, SegmentWriter } from './segments.js';
 import {
@@ -121,6 +122,8 @@ export async function syncUnlocked(root: string, opts: SyncOptions = {}): Promis
       continue;
     }
     const counts = await syncTopic(ctx, id);
+    // Cheap when the manifest has not moved (a stat and a header); see manifest-lines.ts.
+    await refreshManifestLines(root, id, join(referencesDir(root), id));
     report.topics[id] = counts;
     report.embedded += counts.embedded;
   }

@@ -10,7 +10,8 @@ import { join } from 'node:path';
 import { untrustedFor } from '../safety/warnings.js';
 import { fileStatusOf, staleness, versionLabel } from '../store/model.js';
 import { ManifestLookup } from '../store/manifest-lookup.js';
-import { MANIFEST_FILE } from '../store/topic-files.js';
+import { type FileRecord, MANIFEST_FILE } from '../store/topic-files.js';
+import { ManifestLines, manifestLinesFile } from '../index/service.js';
 import { type ChunkSpan, type HitContext, type LineRange, sectionRange, widenByLines } from './context.js';
 import { ChunkCache } from './chunk-cache.js';
 import { DuplicateIndex } from './duplicates.js';
@@ -27,6 +28,19 @@ const manifests = new FileMemo<ManifestLookup>();
 
 function manifestOf(dir: string): Promise<ManifestLookup> {
   return manifests.get(join(dir, MANIFEST_FILE), () => ManifestLookup.read(dir));
+}
+
+const lineIndexes = new FileMemo<ManifestLines | null>();
+
+/** A hit's manifest record: from the lines the index points at, else from the whole manifest. */
+async function recordOf(opened: Opened, path: string): Promise<FileRecord | undefined> {
+  const { front, dir } = opened.topic;
+  const lines = await lineIndexes.get(manifestLinesFile(opened.root, front.id), async () => ManifestLines.open(opened.root, front.id, dir));
+  const rec = lines?.get(path);
+  if (rec !== null && rec !== undefined) return rec;
+  if (lines && rec === undefined) return undefined;
+  opened.manifest ??= await manifestOf(dir);
+  return opened.manifest.get(path);
 }
 
 interface Kept {
@@ -112,9 +126,8 @@ export async function toReferenceHits(
   const stale = new Map<object, boolean>();
   for (const k of shown) {
     const { h, ref } = k;
-    const { front, dir } = ref.opened.topic;
-    ref.opened.manifest ??= await manifestOf(dir);
-    const rec = ref.opened.manifest.get(h.path);
+    const { front } = ref.opened.topic;
+    const rec = await recordOf(ref.opened, h.path);
     const status = fileStatusOf(front, h.path);
     const reason = front.file_status?.find((f) => f.path === h.path)?.reason;
     const text = lines.get(k)!;

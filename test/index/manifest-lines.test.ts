@@ -1,0 +1,61 @@
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+
+import { ManifestLines, manifestLinesFile, refreshManifestLines } from '../../src/lib/index/manifest-lines.js';
+import { ManifestLookup } from '../../src/lib/store/manifest-lookup.js';
+import { MANIFEST_FILE } from '../../src/lib/store/topic-files.js';
+import { makeTmpRoot } from '../helpers/index-topics.js';
+
+const rec = (path: string, bytes: number): string =>
+  JSON.stringify({ path, source_url: 'https://example.com/x', role: 'docs', bytes, sha256: 'a'.repeat(64), fetched_at: '2026-01-01T00:00:00.000Z' });
+
+describe('manifest line index', () => {
+  let root: string;
+  let cleanup: () => void;
+  let dir: string;
+  beforeEach(() => {
+    ({ root, cleanup } = makeTmpRoot());
+    dir = join(root, 'references', 'topic-m');
+    mkdirSync(dir, { recursive: true });
+  });
+  afterEach(() => cleanup());
+
+  const write = (lines: string[]): void => writeFileSync(join(dir, MANIFEST_FILE), lines.join('\n') + '\n');
+  const paths = ['a.md', 'docs/é "q".md', 'z.md', 'twice.md', 'gone.md', 'b\nc.md'];
+
+  it('gives every path the record a whole read of the manifest gives it', async () => {
+    // A path twice (the last valid line wins), a damaged line, an invalid later line for a path.
+    write([rec('z.md', 1), rec('twice.md', 1), '{"path": broken', rec('a.md', 2), rec('twice.md', 2), rec('docs/é "q".md', 3), '{"path":"a.md"}x', rec('b\nc.md', 4)]);
+    await refreshManifestLines(root, 'topic-m', dir);
+    const lines = ManifestLines.open(root, 'topic-m', dir)!;
+    const whole = new ManifestLookup(readFileSync(join(dir, MANIFEST_FILE)));
+    for (const p of paths) expect(lines.get(p), p).toEqual(whole.get(p));
+    expect(lines.get('twice.md')!.bytes).toBe(2);
+    expect(lines.get('gone.md')).toBeUndefined();
+  });
+
+  it('cannot tell once the manifest moved, and a sync-time refresh makes it right again', async () => {
+    write([rec('a.md', 1), rec('z.md', 1)]);
+    await refreshManifestLines(root, 'topic-m', dir);
+    const before = ManifestLines.open(root, 'topic-m', dir)!;
+    write([rec('a.md', 5), rec('z.md', 1), rec('new.md', 1)]);
+    expect(before.get('a.md')).toBeNull();
+    expect(before.get('new.md')).toBeNull();
+    await refreshManifestLines(root, 'topic-m', dir);
+    const after = ManifestLines.open(root, 'topic-m', dir)!;
+    expect(after.get('a.md')!.bytes).toBe(5);
+    expect(after.get('new.md')!.path).toBe('new.md');
+  });
+
+  it('is not used when damaged', async () => {
+    write([rec('a.md', 1)]);
+    await refreshManifestLines(root, 'topic-m', dir);
+    const file = manifestLinesFile(root, 'topic-m');
+    writeFileSync(file, readFileSync(file).subarray(0, 30));
+    expect(ManifestLines.open(root, 'topic-m', dir)).toBeNull();
+    await refreshManifestLines(root, 'topic-m', dir);
+    expect(ManifestLines.open(root, 'topic-m', dir)!.get('a.md')!.bytes).toBe(1);
+  });
+});
