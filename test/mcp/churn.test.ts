@@ -45,9 +45,14 @@ beforeAll(async () => {
   }
   c = new RawClient(root, { TKOMA_REF_HOLD_AT: 'index:writing', TKOMA_REF_HOLD_UNTIL: release });
   await c.initialize();
-  // The first call waits for the warm-up: the watcher is running after it.
-  const first = await c.request('tools/call', { name: 'reference_search', arguments: { topic: 'topic-alpha', question: 'fulcrum' } });
-  expect(first.result.isError, JSON.stringify(first)).toBeFalsy();
+  // The first call waits for the warm-up: the watcher is running after it. Its first reconcile
+  // runs after that answer (issue 27): wait until it is done, so every lag below is a sync's.
+  for (;;) {
+    const first = await c.request('tools/call', { name: 'reference_search', arguments: { topic: 'topic-alpha', question: 'fulcrum' } });
+    expect(first.result.isError, JSON.stringify(first)).toBeFalsy();
+    if (!first.result.structuredContent.index_lag) break;
+    await new Promise((res) => setTimeout(res, 50));
+  }
 });
 
 afterAll(async () => {
