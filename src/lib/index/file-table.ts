@@ -11,6 +11,7 @@
  * is in a table, set() a new one.
  */
 import type { Role } from '../chunking/types.js';
+import { RowIndex } from './row-index.js';
 
 export interface FileStat {
   size: number;
@@ -66,42 +67,6 @@ const SKIP_REASONS: ReadonlySet<string> = new Set<SkipReason>(['binary', 'too-la
 export const COLD_COLUMNS = ['skipped', 'role', 'size', 'mtimeMs', 'sha256'] as const;
 type ColdName = (typeof COLD_COLUMNS)[number];
 type Cold = Pick<FileColumns, ColdName>;
-
-/** Finds rows by path: by halving over the sorted paths until a sync wants a Map of them all. */
-class RowIndex {
-  private map: Map<string, number> | null = null;
-
-  constructor(private readonly paths: readonly string[]) {}
-
-  get size(): number {
-    return this.paths.length;
-  }
-
-  /** The row of `path`: a map once built (a sync asks for every file), else by halving. */
-  get(path: string): number | undefined {
-    if (this.map) return this.map.get(path);
-    const paths = this.paths;
-    let lo = 0;
-    let hi = paths.length - 1;
-    while (lo <= hi) {
-      const mid = (lo + hi) >>> 1;
-      const p = paths[mid]!;
-      if (p === path) return mid;
-      if (p < path) lo = mid + 1;
-      else hi = mid - 1;
-    }
-    return undefined;
-  }
-
-  /** Every row by path, built once: for callers that look up every file. */
-  all(): Map<string, number> {
-    if (!this.map) {
-      this.map = new Map();
-      for (let i = 0; i < this.paths.length; i++) this.map.set(this.paths[i]!, i);
-    }
-    return this.map;
-  }
-}
 
 interface Columns extends Omit<FileColumns, ColdName> {
   /** Row of each path (decode checks the paths are sorted and distinct). */
