@@ -60,6 +60,8 @@ function indexBytes(root: string): Record<string, string> {
   const dir = topicIndexDir(root, 'topic-corpus');
   const out: Record<string, string> = {};
   for (const name of readdirSync(dir)) {
+    // Not the chunking's: where each manifest record is, stamped with the manifest's inode and mtime.
+    if (name === 'manifest-lines.bin') continue;
     const ext = name.slice(name.lastIndexOf('.') + 1);
     const raw = readFileSync(join(dir, name));
     if (name === 'head.json') {
