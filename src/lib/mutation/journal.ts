@@ -182,7 +182,7 @@ export function pendingInit(root: string): boolean {
 
 /** `init` journals itself by hand: there is no repository yet to restore from, so it resumes instead. */
 export function beginInitJournal(root: string): void {
-  writeJournal(root, { ...newJournal(root, 'init', null, ['.'], commandLine()), head: null });
+  writeJournal(root, newJournal(root, 'init', null, ['.'], commandLine(), null));
 }
 
 export function endInitJournal(root: string): void {

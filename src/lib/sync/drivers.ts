@@ -7,7 +7,7 @@
  * attribute naming a driver it does not know.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, fchmodSync, lstatSync, mkdtempSync, openSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -95,16 +95,73 @@ export function driverCommand(kind: DriverKind, script = fileURLToPath(new URL('
  * `config` with other keys, as runMutation does; see readGitConfig).
  */
 export function installDriverConfig(root: string, config: ReadonlyMap<string, string | null> = readGitConfig(root, DRIVER_CONFIG_KEYS)): boolean {
-  let changed = false;
+  const keys: [string, string][] = [];
   for (const [name, kind] of [[TOPIC_DRIVER, 'topic'], [RECORDS_DRIVER, 'records']] as const) {
     const want = driverCommand(kind);
     // Trimmed as the `git config --get` output it replaces was.
     if ((config.get(`merge.${name}.driver`) ?? '').trim() === want) continue;
-    gitSync(root, ['config', `merge.${name}.name`, `tkoma-ref ${kind === 'topic' ? 'topic note' : 'manifest'} merge`]);
-    gitSync(root, ['config', `merge.${name}.driver`, want]);
-    changed = true;
+    keys.push([`merge.${name}.name`, `tkoma-ref ${kind === 'topic' ? 'topic note' : 'manifest'} merge`], [`merge.${name}.driver`, want]);
   }
-  return changed;
+  if (keys.length > 0 && !appendNewSections(root, keys)) for (const [key, value] of keys) gitSync(root, ['config', key, value]);
+  return keys.length > 0;
+}
+
+/**
+ * Writes `keys` (`merge.<driver>.<variable>`) into the root's `.git/config` as the `git config`
+ * calls would, byte for byte, in one write instead of a git process each (~20 ms of CPU here; four
+ * in every `init` and in a clone's first sync): only when the file has no section of our drivers
+ * yet, so each key starts or continues a section at its end, and under git's own lock file, renamed
+ * into place with the file's mode as git does. False, having written nothing, whenever that does
+ * not hold (a section to edit, `.git` not a folder, git variables naming another repository, the
+ * lock taken): then git writes them.
+ */
+function appendNewSections(root: string, keys: readonly [string, string][]): boolean {
+  if (['GIT_DIR', 'GIT_COMMON_DIR', 'GIT_CONFIG', 'GIT_WORK_TREE'].some((v) => process.env[v] !== undefined)) return false;
+  const file = join(root, '.git', 'config');
+  const lock = `${file}.lock`;
+  try {
+    if (!lstatSync(join(root, '.git')).isDirectory() || !lstatSync(file).isFile()) return false;
+  } catch {
+    return false;
+  }
+  let fd: number | null;
+  let renamed = false;
+  try {
+    fd = openSync(lock, 'wx');
+  } catch {
+    return false;
+  }
+  try {
+    const text = readFileSync(file);
+    if (text.includes(TOPIC_DRIVER) || text.includes(RECORDS_DRIVER)) return false;
+    const parts = [text, text.length === 0 || text.at(-1) === 0x0a ? '' : '\n'];
+    let section = '';
+    for (const [key, value] of keys) {
+      const [, name, variable] = /^merge\.([^.]+)\.([a-z]+)$/.exec(key)!;
+      if (name !== section) parts.push(`[merge "${name}"]\n`);
+      section = name!;
+      parts.push(`\t${variable} = ${gitConfigWritten(value)}\n`);
+    }
+    fchmodSync(fd, statSync(file).mode & 0o7777);
+    writeFileSync(fd, Buffer.concat(parts.map((p) => (typeof p === 'string' ? Buffer.from(p) : p))));
+    closeSync(fd);
+    fd = null;
+    renameSync(lock, file);
+    renamed = true;
+    return true;
+  } catch {
+    return false;
+  } finally {
+    if (fd !== null) closeSync(fd);
+    // Until renamed the lock is ours to remove; after, the name may be another git's lock.
+    if (!renamed) rmSync(lock, { force: true });
+  }
+}
+
+/** A value as `git config` writes it (config.c, write_pair): quoted when it has `;`, `#` or an outer space. Pure. */
+export function gitConfigWritten(value: string): string {
+  const quote = /[;#]|^ | $/.test(value) ? '"' : '';
+  return `${quote}${value.replace(/[\\"]/g, '\\$&').replace(/\n/g, '\\n').replace(/\t/g, '\\t')}${quote}`;
 }
 
 /** The root's .gitattributes text with our lines added (null when they are all there). */
