@@ -7,7 +7,7 @@
  * committed in ~0.4 s), and it gives us the exact flags we need.
  */
 import { execFile, execFileSync } from 'node:child_process';
-import { readdirSync, renameSync, rmSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 
@@ -260,8 +260,29 @@ export async function indexEntries(root: string, paths: string[]): Promise<strin
  * staged and out of our commit. Returns the new commit's sha.
  */
 export async function commitStaged(root: string, message: string, author: CommitAuthor, paths: string[]): Promise<string> {
-  await git(root, ['commit', '-q', '--no-verify', '-m', message, '--', ...paths], author);
-  return (await git(root, ['rev-parse', 'HEAD'])).trim();
+  // The `git maintenance run --auto` git commit starts after itself finds nothing to do in a root
+  // of a few files (its thresholds are thousands of objects); the tool's other commits never start
+  // one. Not when the operator passes config this way themselves: theirs would be replaced.
+  const noMaintenance = process.env.GIT_CONFIG_COUNT === undefined ? { GIT_CONFIG_COUNT: '1', GIT_CONFIG_KEY_0: 'maintenance.auto', GIT_CONFIG_VALUE_0: 'false' } : {};
+  await git(root, ['commit', '-q', '--no-verify', '-m', message, '--', ...paths], author, noMaintenance);
+  return headFromFiles(join(root, '.git')) ?? (await git(root, ['rev-parse', 'HEAD'])).trim();
+}
+
+/**
+ * HEAD's commit read from `.git` (HEAD naming a branch whose loose ref file holds a full id), as
+ * `git rev-parse HEAD` answers it; undefined for anything else (a detached or packed head, a
+ * linked worktree, reftable), which git is then asked about.
+ */
+function headFromFiles(gitDir: string): string | undefined {
+  try {
+    if (existsSync(join(gitDir, 'commondir')) || existsSync(join(gitDir, 'reftable'))) return undefined;
+    const head = /^ref: (refs\/heads\/[^\n]+)\n?$/.exec(readFileSync(join(gitDir, 'HEAD'), 'utf8'));
+    if (!head || head[1]!.split('/').some((part) => part === '..' || part === '')) return undefined;
+    const id = readFileSync(join(gitDir, head[1]!), 'utf8');
+    return /^[0-9a-f]{40}(?:[0-9a-f]{24})?\n?$/.test(id) ? id.trim() : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /**
