@@ -164,3 +164,40 @@ describe('unreachable repositories', () => {
     expect(err.details.timed_out).toBe(true);
   });
 });
+
+describe('a local partial clone as the source never reaches its own origin', () => {
+  // The source is a blob-less clone whose promisor remote is an HTTP server on this machine that
+  // counts requests: any blob git lazily fetched for us would be a request to it, before approval
+  // (the probe) and outside the network policy (no address check for a promisor's URL).
+  let server: Server;
+  let requests = 0;
+  let partial: string;
+
+  beforeAll(async () => {
+    server = createServer((_req, res) => {
+      requests++;
+      res.writeHead(404).end();
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const origin = makeFixture({ allowFilter: true });
+    partial = join(work, 'partial');
+    execFileSync('git', ['clone', '-q', '--no-checkout', '--filter=blob:none', origin.url, partial], { stdio: 'ignore' });
+    origin.cleanup();
+    execFileSync('git', ['-C', partial, 'config', 'remote.origin.url', `http://127.0.0.1:${(server.address() as AddressInfo).port}/demo.git`]);
+    execFileSync('git', ['-C', partial, 'config', 'uploadpack.allowFilter', 'true']);
+  });
+  afterAll(() => new Promise<void>((r) => server.close(() => r())));
+
+  it('the probe and the fetch ask it nothing; the missing contents are reported, not fetched', async () => {
+    const url = `file://${partial}`;
+    const probe = await probeGitSource({ url }).catch((e: unknown) => e);
+    const fetched = await fetchGitSource({ url }, join(work, 'partial-dest')).catch((e: unknown) => e);
+    expect(requests).toBe(0);
+    // The probe lists the tree (the clone has it) and knows no sizes; the fetch cannot get the
+    // contents and says so, writing nothing.
+    expect(probe).toMatchObject({ commit: expect.stringMatching(/^[0-9a-f]{40}$/), file_count: 10, total_bytes: null });
+    expect(fetched).toBeInstanceOf(TkomaError);
+    expect((fetched as TkomaError).code).toBe('FETCH_FAILED');
+    expect(existsSync(join(work, 'partial-dest', 'README.md'))).toBe(false);
+  });
+});

@@ -10,14 +10,15 @@ import { redactUrl } from './git-url.js';
 
 export interface GitRunOptions {
   cwd?: string;
-  /** Allow the file:// transport (only when the source URL itself is file://). */
+  /** The remote is a file:// URL: the call may use the file transport (only with `remote`). */
   allowFile?: boolean;
   timeoutMs?: number;
   /** Written to git's stdin, which is otherwise closed. */
   input?: string;
   /**
    * The remote this call talks to (a URL): checked against `policy` before git starts, and for
-   * http(s) pinned to the checked address (src/lib/sources/git-policy.ts).
+   * http(s) pinned to the checked address (src/lib/sources/git-policy.ts). Without it the call
+   * may use no transport at all (see Transports).
    */
   remote?: string;
   policy?: SourcePolicy;
@@ -60,7 +61,24 @@ const REPO_ENV = [
   'GIT_SHALLOW_FILE',
 ];
 
-export function gitEnv(allowFile: boolean): NodeJS.ProcessEnv {
+/**
+ * The transports one git call may use. A call with no remote works in a local repository (our
+ * snapshot, the staging folder, or a local source's own store): it gets none, so an object missing
+ * there stays missing instead of being fetched from a promisor remote, which would reach a
+ * source's origin before approval and past the network policy. A file:// remote gets file only
+ * (its upload-pack inherits that, so a partial clone behind it cannot reach its own origin); any
+ * other remote the network ones.
+ */
+export type Transports = 'none' | 'file' | 'network';
+
+const ALLOWED: Record<Transports, string[]> = { none: [], file: ['file'], network: ['https', 'http', 'ssh'] };
+
+function transportsOf(opts: GitRunOptions): Transports {
+  if (opts.remote === undefined) return 'none';
+  return opts.allowFile ? 'file' : 'network';
+}
+
+export function gitEnv(transports: Transports): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...process.env };
   for (const k of REPO_ENV) delete env[k];
   return {
@@ -69,8 +87,8 @@ export function gitEnv(allowFile: boolean): NodeJS.ProcessEnv {
     // Set but empty: git then skips core.askPass and SSH_ASKPASS as well, and fails instead of asking.
     GIT_ASKPASS: '',
     SSH_ASKPASS: '',
-    // Overrides any protocol.* configuration, including a user's GIT_ALLOW_PROTOCOL.
-    GIT_ALLOW_PROTOCOL: allowFile ? 'https:http:ssh:file' : 'https:http:ssh',
+    // Overrides any protocol.* configuration, including a user's GIT_ALLOW_PROTOCOL; empty allows none.
+    GIT_ALLOW_PROTOCOL: ALLOWED[transports].join(':'),
     GIT_LFS_SKIP_SMUDGE: '1',
     // Parseable, untranslated messages.
     LC_ALL: 'C',
@@ -78,13 +96,10 @@ export function gitEnv(allowFile: boolean): NodeJS.ProcessEnv {
   };
 }
 
-export function safetyConfig(allowFile: boolean): string[] {
+export function safetyConfig(transports: Transports): string[] {
   const cfg = [
     'protocol.allow=never',
-    'protocol.https.allow=always',
-    'protocol.http.allow=always',
-    'protocol.ssh.allow=always',
-    `protocol.file.allow=${allowFile ? 'always' : 'never'}`,
+    ...ALLOWED[transports].map((t) => `protocol.${t}.allow=always`),
     'core.hooksPath=/dev/null',
     'core.fsmonitor=false',
     // Keep the repository's bytes regardless of the user's line-ending settings.
@@ -113,11 +128,11 @@ export function uploadPackArgs(local: boolean): string[] {
  * cannot prompt for host keys or passphrases, and a timeout can kill every descendant at once.
  */
 export function spawnGit(args: string[], opts: GitRunOptions = {}): ChildProcess {
-  const allowFile = opts.allowFile ?? false;
+  const transports = transportsOf(opts);
   try {
-    return spawn('git', [...safetyConfig(allowFile), ...args], {
+    return spawn('git', [...safetyConfig(transports), ...args], {
       cwd: opts.cwd,
-      env: gitEnv(allowFile),
+      env: gitEnv(transports),
       stdio: ['pipe', 'pipe', 'pipe'],
       detached: true,
       shell: false,
