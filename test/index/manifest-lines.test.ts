@@ -28,7 +28,7 @@ describe('manifest line index', () => {
   it('gives every path the record a whole read of the manifest gives it', async () => {
     // A path twice (the last valid line wins), a damaged line, an invalid later line for a path.
     write([rec('z.md', 1), rec('twice.md', 1), '{"path": broken', rec('a.md', 2), rec('twice.md', 2), rec('docs/é "q".md', 3), '{"path":"a.md"}x', rec('b\nc.md', 4)]);
-    await refreshManifestLines(root, 'topic-m', dir);
+    await refreshManifestLines(root, 'topic-m', dir, 0);
     const lines = ManifestLines.open(root, 'topic-m', dir)!;
     const whole = new ManifestLookup(readFileSync(join(dir, MANIFEST_FILE)));
     for (const p of paths) expect(lines.get(p), p).toEqual(whole.get(p));
@@ -38,24 +38,32 @@ describe('manifest line index', () => {
 
   it('cannot tell once the manifest moved, and a sync-time refresh makes it right again', async () => {
     write([rec('a.md', 1), rec('z.md', 1)]);
-    await refreshManifestLines(root, 'topic-m', dir);
+    await refreshManifestLines(root, 'topic-m', dir, 0);
     const before = ManifestLines.open(root, 'topic-m', dir)!;
     write([rec('a.md', 5), rec('z.md', 1), rec('new.md', 1)]);
     expect(before.get('a.md')).toBeNull();
     expect(before.get('new.md')).toBeNull();
-    await refreshManifestLines(root, 'topic-m', dir);
+    await refreshManifestLines(root, 'topic-m', dir, 0);
     const after = ManifestLines.open(root, 'topic-m', dir)!;
     expect(after.get('a.md')!.bytes).toBe(5);
     expect(after.get('new.md')!.path).toBe('new.md');
   });
 
+  it('is not written for a small manifest, and goes when its manifest shrinks', async () => {
+    write([rec('a.md', 1), rec('z.md', 1)]);
+    await refreshManifestLines(root, 'topic-m', dir, 0);
+    expect(ManifestLines.open(root, 'topic-m', dir)).not.toBeNull();
+    await refreshManifestLines(root, 'topic-m', dir);
+    expect(ManifestLines.open(root, 'topic-m', dir)).toBeNull();
+  });
+
   it('is not used when damaged', async () => {
     write([rec('a.md', 1)]);
-    await refreshManifestLines(root, 'topic-m', dir);
+    await refreshManifestLines(root, 'topic-m', dir, 0);
     const file = manifestLinesFile(root, 'topic-m');
     writeFileSync(file, readFileSync(file).subarray(0, 30));
     expect(ManifestLines.open(root, 'topic-m', dir)).toBeNull();
-    await refreshManifestLines(root, 'topic-m', dir);
+    await refreshManifestLines(root, 'topic-m', dir, 0);
     expect(ManifestLines.open(root, 'topic-m', dir)!.get('a.md')!.bytes).toBe(1);
   });
 });

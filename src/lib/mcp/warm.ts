@@ -62,6 +62,11 @@ export interface Warm {
  * A host usually calls right after the handshake; one that does not gets the reconcile early.
  */
 const FIRST_CALL_GRACE_MS = 1000;
+/**
+ * The longest the first reconcile waits after warm-up, calls running or not: a first call that
+ * waits for an operator (a create's approval) must not leave the index behind the files that long.
+ */
+const FIRST_RECONCILE_LATEST_MS = 10_000;
 
 type StartOptions = WarmOptions & { firstReconcileAfter: Promise<unknown> };
 
@@ -145,11 +150,13 @@ export function startWarm(root: string, opts: WarmOptions = {}): Warm {
     if (!started) {
       started = start(root, { ...opts, firstReconcileAfter });
       void started.then(
-        () =>
+        () => {
           setTimeout(() => {
             mayReconcile = true;
             maybeRelease();
-          }, FIRST_CALL_GRACE_MS).unref(),
+          }, FIRST_CALL_GRACE_MS).unref();
+          setTimeout(release, FIRST_RECONCILE_LATEST_MS).unref();
+        },
         () => undefined,
       );
       // A failed warm-up is reported on every call that needs it, never as an unhandled rejection.
