@@ -6,7 +6,8 @@
  * Builds the root once (SciFact repeated under copy-N/ until N chunks, as `bench:peers --chunks`
  * does, with the caps raised) and reuses it; then, `--starts` times, a fresh server: initialize,
  * one `reference_search` per question in turn. For the first call: wall time of the call alone,
- * the server's CPU (user + system from /proc, start to answer) and resident memory after it.
+ * the server's CPU (user + system from /proc: spawn to answer, and the call's own, from the
+ * `initialize` answer to it) and resident memory after it.
  * `--bin A --bin B` alternates two builds start by start (A/B pairs). `--answers FILE` writes the
  * JSON of every call of the first start, to compare answers between builds.
  */
@@ -53,7 +54,8 @@ async function scaleRoot(dir: string, chunks: number, bin: string): Promise<{ kb
 
 /** User + system CPU of a process so far, ms (/proc/PID/stat, clock ticks of 10 ms). */
 function cpuMs(pid: number): number {
-  const f = readFileSync(`/proc/${pid}/stat`, 'utf8').slice(readFileSync(`/proc/${pid}/stat`, 'utf8').lastIndexOf(')') + 2).split(' ');
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   return (Number(f[11]) + Number(f[12])) * 10;
 }
 
@@ -68,6 +70,8 @@ interface Start {
   initMs: number;
   firstMs: number;
   cpuMs: number;
+  /** The first call's own CPU: the server's CPU at its answer less that at the `initialize` answer. */
+  callCpuMs: number;
   rssMb: number;
   hwmMb: number;
   laterMs: number[];
@@ -81,6 +85,7 @@ async function oneStart(bin: string, kb: string, topic: string, questions: strin
   try {
     await rpc.initialize();
     const t1 = performance.now();
+    const initCpu = cpuMs(rpc.child.pid!);
     const answers: unknown[] = [];
     const times: number[] = [];
     let first: { cpu: number; mem: { rss: number; hwm: number } } | undefined;
@@ -91,7 +96,7 @@ async function oneStart(bin: string, kb: string, topic: string, questions: strin
       first ??= { cpu: cpuMs(rpc.child.pid!), mem: rssMb(rpc.child.pid!) };
       answers.push(r.structuredContent ?? r);
     }
-    return { bin, load: l, initMs: t1 - t0, firstMs: times[0]!, cpuMs: first!.cpu, rssMb: first!.mem.rss, hwmMb: first!.mem.hwm, laterMs: times.slice(1), answers };
+    return { bin, load: l, initMs: t1 - t0, firstMs: times[0]!, cpuMs: first!.cpu, callCpuMs: first!.cpu - initCpu, rssMb: first!.mem.rss, hwmMb: first!.mem.hwm, laterMs: times.slice(1), answers };
   } finally {
     await rpc.close();
   }
@@ -123,7 +128,7 @@ async function main(): Promise<void> {
       all.push(s);
       const r = (x: number): string => x.toFixed(0);
       process.stdout.write(
-        `${bin}  load ${s.load}  init ${r(s.initMs)} ms  first ${r(s.firstMs)} ms  cpu ${r(s.cpuMs)} ms  rss ${r(s.rssMb)} MB (hwm ${r(s.hwmMb)})  later ${s.laterMs.map(r).join(' ')} ms\n`,
+        `${bin}  load ${s.load}  init ${r(s.initMs)} ms  first ${r(s.firstMs)} ms (cpu ${r(s.callCpuMs)})  cpu ${r(s.cpuMs)} ms  rss ${r(s.rssMb)} MB (hwm ${r(s.hwmMb)})  later ${s.laterMs.map(r).join(' ')} ms\n`,
       );
       if (values.answers && i === 0) writeFileSync(`${values.answers}.${bins.indexOf(bin)}.json`, JSON.stringify(s.answers, null, 1));
     }
