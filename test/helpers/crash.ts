@@ -120,9 +120,12 @@ export async function expectConsistent(root: string, topics: string[]): Promise<
 export function expectClean(root: string): void {
   const fsck = execFileSync('git', ['fsck', '--no-progress', '--no-dangling'], { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
   expect(fsck.trim()).toBe('');
-  expect(git(root, 'rev-parse', '--verify', 'HEAD')).toMatch(/^[0-9a-f]{40}$/);
+  // One status for two questions: its branch header names HEAD's commit ("(initial)" if none), and
+  // its other lines are what is uncommitted.
+  const status = git(root, 'status', '--porcelain=v2', '--branch', '--untracked-files=all').split('\n');
+  expect(status.find((l) => l.startsWith('# branch.oid '))).toMatch(/^# branch\.oid [0-9a-f]{40}$/);
   expect(git(root, 'rev-list', '--merges', 'HEAD')).toBe('');
-  expect(git(root, 'status', '--porcelain', '--untracked-files=all')).toBe('');
+  expect(status.filter((l) => l !== '' && !l.startsWith('# '))).toEqual([]);
   expect(leftovers(root)).toEqual([]);
 }
 
