@@ -7,7 +7,7 @@
  * signing fails) and the recovery the next command runs, all of it is byte for byte as it was,
  * and the index still holds the operator's staged edit.
  */
-import { appendFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, cpSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -27,25 +27,28 @@ interface Mutation {
 
 describe("failed or killed mutations never touch the operator's work", () => {
   const tmp = tmpDir('tkoma-crash-operator-');
-  const root = join(tmp.path, 'kb');
-  const target = join(root, 'references', 'target');
+  /** Two topics and the operator's uncommitted work, made once; every case runs on its own copy. */
+  const prepared = join(tmp.path, 'prepared');
+  let prepState: State;
   let upstream: ReturnType<typeof makeRepo>;
   let freshUrl: string;
+  let copies = 0;
 
   beforeAll(async () => {
     const keep = makeRepo(join(tmp.path, 'keep-up'), { 'README.md': '# Keeper\n\nAardvark field notes.\n' });
     upstream = makeRepo(join(tmp.path, 'target-up'), { 'README.md': '# Target\n\nBaseline words.\n', 'docs/guide.md': '# Guide\n\nStable.\n' });
     freshUrl = makeRepo(join(tmp.path, 'fresh-up'), { 'README.md': '# Fresh\n\nNew words.\n' }).url;
-    await freshRoot(root);
-    await mustRun(createArgs('keep', keep.url), root);
-    await mustRun(createArgs('target', upstream.url), root);
+    await freshRoot(prepared);
+    await mustRun(createArgs('keep', keep.url), prepared);
+    await mustRun(createArgs('target', upstream.url), prepared);
+    operatorWork(prepared);
+    prepState = state(prepared);
   });
   afterAll(() => tmp.cleanup());
 
-  /** Back to HEAD (test harness only), then the operator's uncommitted work. */
-  function operatorWork(): void {
-    git(root, 'reset', '-q', '--hard', 'HEAD');
-    git(root, 'clean', '-fdq', '--', 'references', 'NOTES.md');
+  /** The operator's uncommitted work: a topic.md note, a hand edit, a file of their own, a staged edit, edits elsewhere. */
+  function operatorWork(root: string): void {
+    const target = join(root, 'references', 'target');
     appendFileSync(join(target, 'topic.md'), '\nOperator note on the topic, not committed.\n');
     writeFileSync(join(target, 'docs', 'guide.md'), '# Guide\n\nHand-corrected by the operator.\n');
     writeFileSync(join(target, 'operator-added.md'), 'a file of my own\n');
@@ -55,7 +58,15 @@ describe("failed or killed mutations never touch the operator's work", () => {
     writeFileSync(join(root, 'NOTES.md'), 'operator scratch\n');
   }
 
-  function state(): { files: Record<string, string>; notes: string; index: string; staged: string; head: string } {
+  interface State {
+    files: Record<string, string>;
+    notes: string;
+    index: string;
+    staged: string;
+    head: string;
+  }
+
+  function state(root: string): State {
     return {
       files: snapshot(join(root, 'references')),
       notes: readFileSync(join(root, 'NOTES.md'), 'utf8'),
@@ -63,6 +74,17 @@ describe("failed or killed mutations never touch the operator's work", () => {
       staged: git(root, 'diff', '--cached', '--name-only'),
       head: git(root, 'rev-parse', 'HEAD'),
     };
+  }
+
+  /**
+   * A copy of the prepared root and its state. The copy holds the same bytes, so `state()` of it
+   * is the prepared one's: the files' hashes, git's index entries (ls-files prints no stat data),
+   * what is staged and HEAD all come from those bytes.
+   */
+  function operatorRoot(): { root: string; before: State } {
+    const root = join(tmp.path, `kb-${copies++}`);
+    cpSync(prepared, root, { recursive: true });
+    return { root, before: prepState };
   }
 
   const MUTATIONS: Mutation[] = [
@@ -100,28 +122,23 @@ describe("failed or killed mutations never touch the operator's work", () => {
       const label = t.kind === 'kill' ? `SIGKILL at ${t.point}` : 'a commit git refuses (signing fails)';
       it(`${m.name}: ${label}`, async () => {
         m.before?.(i);
-        operatorWork();
-        const before = state();
+        const { root, before } = operatorRoot();
+        const target = join(root, 'references', 'target');
         if (t.kind === 'kill') {
           await crashAt(t.point, m.args(i), root);
         } else {
-          git(root, 'config', 'commit.gpgsign', 'true');
-          git(root, 'config', 'gpg.program', 'false');
-          try {
-            const r = await cli(m.args(i), { root });
-            expect(r.json?.error?.code, r.stdout + r.stderr).toBe('GIT_FAILED');
-            expect(r.code).toBe(11);
-            expect(r.json.error.message).toMatch(/gpg|sign/i);
-          } finally {
-            git(root, 'config', '--unset', 'commit.gpgsign');
-            git(root, 'config', '--unset', 'gpg.program');
-          }
+          // As `git config commit.gpgsign true` and `git config gpg.program false` write it.
+          appendFileSync(join(root, '.git', 'config'), '[commit]\n\tgpgsign = true\n[gpg]\n\tprogram = false\n');
+          const r = await cli(m.args(i), { root });
+          expect(r.json?.error?.code, r.stdout + r.stderr).toBe('GIT_FAILED');
+          expect(r.code).toBe(11);
+          expect(r.json.error.message).toMatch(/gpg|sign/i);
         }
         // The next command recovers whatever a dead writer left.
         const list = await cli(['topic', 'list', '--json'], { root });
         expect(list.code, list.stdout + list.stderr).toBe(0);
         expect(leftovers(root)).toEqual([]);
-        const after = state();
+        const after = state(root);
         const landed = t.kind === 'kill' && t.point.endsWith(':committed');
         if (!landed) {
           expect(after).toEqual(before);
