@@ -17,7 +17,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { renderTopicMd } from '../../src/lib/store/topic-files.js';
 import type { TopicFront } from '../../src/lib/store/model.js';
-import { cli, git, makeRepo, tmpDir } from '../helpers/fixtures.js';
+import { cli, git, headOf, makeRepo, tmpDir } from '../helpers/fixtures.js';
 import { send, startServer, type TestServer } from '../helpers/http-server.js';
 import { freshRoot } from '../helpers/roots.js';
 
@@ -35,7 +35,8 @@ function sized(bytes: number, marker: string): string {
 
 describe('request validation and prompt-safe titles (items 5, 7)', () => {
   const root = join(tmp.path, 'kb5');
-  let commits = '';
+  /** HEAD after the one create: nothing refused may commit. */
+  let head = '';
   let repoUrl = '';
 
   beforeAll(async () => {
@@ -43,7 +44,7 @@ describe('request validation and prompt-safe titles (items 5, 7)', () => {
     repoUrl = makeRepo(join(tmp.path, 'up5'), { 'README.md': '# Hello\n\nWorld.\n' }).url;
     const r = await cli(['topic', 'create', '--yes', '--json', '--title', 'Hello', '--git', repoUrl], { root });
     expect(r.code, r.stdout + r.stderr).toBe(0);
-    commits = git(root, 'rev-list', '--count', 'HEAD');
+    head = headOf(root);
   });
 
   const refused: { name: string; args: string[]; field: string }[] = [
@@ -72,7 +73,7 @@ describe('request validation and prompt-safe titles (items 5, 7)', () => {
       expect(r.code).toBe(2);
       expect(r.stdout + r.stderr).not.toContain('ghp_s3cret');
     }
-    expect(git(root, 'rev-list', '--count', 'HEAD')).toBe(commits);
+    expect(headOf(root)).toBe(head);
   });
 
   for (const c of refused) {
@@ -81,7 +82,7 @@ describe('request validation and prompt-safe titles (items 5, 7)', () => {
       expect(r.json?.error, r.stdout + r.stderr).toMatchObject({ code: 'INVALID_INPUT', field: c.field });
       expect(r.json.error.message).toContain(c.field);
       expect(r.code).toBe(2);
-      expect(git(root, 'rev-list', '--count', 'HEAD')).toBe(commits);
+      expect(headOf(root)).toBe(head);
       expect(git(root, 'status', '--porcelain')).toBe('');
     });
   }
