@@ -9,7 +9,8 @@ import { join } from 'node:path';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { allowLocalSources, BIN, cli, type CliResult, git, makeRepo, PROJECT, tmpDir } from '../helpers/fixtures.js';
+import { BIN, cli, type CliResult, git, makeRepo, PROJECT, tmpDir } from '../helpers/fixtures.js';
+import { freshRoot } from '../helpers/roots.js';
 
 const tmp = tmpDir();
 afterAll(() => tmp.cleanup());
@@ -55,8 +56,7 @@ describe('topic list on the fast path', () => {
   ];
 
   beforeAll(async () => {
-    await cli(['init'], { root });
-    allowLocalSources(root);
+    await freshRoot(root);
     const repo = makeRepo(join(tmp.path, 'up'), { 'README.md': '# A\n\nText.\n' });
     expect((await cli(['topic', 'create', '--yes', '--json', '--title', 'Listed', '--git', repo.url], { root })).code).toBe(0);
     // One healthy topic and one broken one (reported on stderr, listed last).
@@ -104,8 +104,7 @@ describe('topic create --json on the fast path (a ghost\'s --input)', () => {
   const unstable = (s: string) => s.replace(/\b[0-9a-f]{40}\b/g, '<commit>').replace(/commit [0-9a-f]{7}\b/g, 'commit <short>').replace(/\(\d+(\.\d+)?m?s\)/g, '(<secs>)').replace(/\d{4}-\d\d-\d\dT[\d:.]+Z/g, '<time>').replace(/"elapsed_ms":\d+/g, '"elapsed_ms":<n>');
 
   beforeAll(async () => {
-    await cli(['init'], { root: template });
-    allowLocalSources(template);
+    await freshRoot(template);
     url = makeRepo(join(tmp.path, 'create-up'), { 'README.md': '# Made\n\nText.\n', 'docs/a.md': '# A\n\nMore.\n' }).url;
   });
 
@@ -166,9 +165,18 @@ describe('init --json on the fast path', () => {
   const folder = () => join(tmp.path, `init-${n++}`);
   /** The two sides' answers with each side's own folder and commit id named alike (a commit's id holds its second, which two runs need not share). */
   const alike = (r: CliResult, root: string) => ({ ...r, json: undefined, stdout: r.stdout.split(root).join('<root>').replace(/\b[0-9a-f]{40}\b/g, '<commit>').replace(/commit [0-9a-f]{7}\b/g, 'commit <short>'), stderr: r.stderr.split(root).join('<root>') });
+  let existing = '';
+  /** One root `init` made, copied to each side (init records no path of its own). */
+  const existingRoot = (): string => {
+    if (!existing) {
+      existing = join(tmp.path, 'init-existing');
+      execFileSync(process.execPath, [BIN, 'init', '--json', '--root', existing], { env: { ...process.env, TKOMA_REF_EMBEDDER: 'none' } });
+    }
+    return existing;
+  };
   const cases: { name: string; args: string[]; prepare?: (root: string) => void }[] = [
     { name: 'a new root', args: ['init', '--json'] },
-    { name: 'an existing root', args: ['init', '--json'], prepare: (root) => execFileSync(process.execPath, [BIN, 'init', '--json', '--root', root], { env: { ...process.env, TKOMA_REF_EMBEDDER: 'none' } }) },
+    { name: 'an existing root', args: ['init', '--json'], prepare: (root) => cpSync(existingRoot(), root, { recursive: true }) },
     { name: 'a folder that is not empty', args: ['init', '--json'], prepare: (root) => (mkdirSync(root), writeFileSync(join(root, 'mine.txt'), 'x\n')) },
     // Handed to oclif: the same answer either way.
     { name: 'without --json', args: ['init'] },
