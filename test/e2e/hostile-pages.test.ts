@@ -168,7 +168,13 @@ describe('hostile pages and damaged state, round three (CLI, real server)', () =
     });
 
     it('the SKIPPED hint for a lock file names the file, not a folder like dist/', async () => {
-      const repo = makeRepo(join(tmp.path, 'lock-upstream'), { 'README.md': '# Lock\n\nx.\n', 'Cargo.lock': '# lock\n', 'dist/index.js': 'export const a = 1;\n' });
+      const repo = makeRepo(join(tmp.path, 'lock-upstream'), {
+        'README.md': '# Lock\n\nx.\n',
+        'Cargo.lock': '# lock\n',
+        // dist/ is output only beside the code it was built from.
+        'src/index.ts': 'export const a = 1;\n',
+        'dist/index.js': 'export const a = 1;\n',
+      });
       const r = await create(root, { title: 'Lock', body: '# Lock\n\nx.\n', topic_id: 'topic-lock', sources: [{ type: 'git', url: repo.url }] });
       expect(r.code, r.stderr).toBe(0);
       const lock = await cli(['get', '--topic', 'topic-lock', '--path', 'Cargo.lock', '--json'], { root });
