@@ -269,20 +269,43 @@ export async function commitStaged(root: string, message: string, author: Commit
 }
 
 /**
- * HEAD's commit read from `.git` (HEAD naming a branch whose loose ref file holds a full id), as
- * `git rev-parse HEAD` answers it; undefined for anything else (a detached or packed head, a
- * linked worktree, reftable), which git is then asked about.
+ * HEAD's commit read from `.git` (HEAD naming a branch, see branchRefFromFiles), as `git rev-parse
+ * HEAD` answers it; undefined for anything else (a detached head, a linked worktree, reftable),
+ * which git is then asked about.
  */
 function headFromFiles(gitDir: string): string | undefined {
   try {
-    if (existsSync(join(gitDir, 'commondir')) || existsSync(join(gitDir, 'reftable'))) return undefined;
-    const head = /^ref: (refs\/heads\/[^\n]+)\n?$/.exec(readFileSync(join(gitDir, 'HEAD'), 'utf8'));
+    const head = /^ref: refs\/heads\/([^\n]+)\n?$/.exec(readFileSync(join(gitDir, 'HEAD'), 'utf8'));
     if (!head || head[1]!.split('/').some((part) => part === '..' || part === '')) return undefined;
-    const id = readFileSync(join(gitDir, head[1]!), 'utf8');
-    return /^[0-9a-f]{40}(?:[0-9a-f]{24})?\n?$/.test(id) ? id.trim() : undefined;
+    return branchRefFromFiles(gitDir, head[1]!);
   } catch {
     return undefined;
   }
+}
+
+/**
+ * The branch's commit as its ref file says (loose, else `packed-refs`, the order git reads them
+ * in), or undefined wherever refs may live elsewhere (a linked worktree's common folder, reftable,
+ * a symbolic ref) or the files say nothing clear: then git is asked.
+ */
+export function branchRefFromFiles(gitDir: string, branch: string): string | undefined {
+  if (existsSync(join(gitDir, 'commondir')) || existsSync(join(gitDir, 'reftable'))) return undefined;
+  const ref = `refs/heads/${branch}`;
+  try {
+    const loose = readFileSync(join(gitDir, ref), 'utf8');
+    return /^[0-9a-f]{40}(?:[0-9a-f]{24})?\n?$/.test(loose) ? loose.trim() : undefined;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') return undefined;
+  }
+  try {
+    for (const line of readFileSync(join(gitDir, 'packed-refs'), 'utf8').split('\n')) {
+      const m = /^([0-9a-f]{40}(?:[0-9a-f]{24})?) (.+)$/.exec(line);
+      if (m && m[2] === ref) return m[1];
+    }
+  } catch {
+    // no packed-refs
+  }
+  return undefined;
 }
 
 /**

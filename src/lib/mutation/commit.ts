@@ -20,7 +20,7 @@ import { dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 import { TkomaError } from '../errors.js';
-import { type CommitAuthor, forceAdd, git, stageAll } from '../root-git.js';
+import { branchRefFromFiles, type CommitAuthor, forceAdd, git, stageAll } from '../root-git.js';
 import { assertRootIdle, gitDirOf } from '../root-state.js';
 import { indexIsTree } from './index-file.js';
 import { stagingPath } from './journal.js';
@@ -184,31 +184,6 @@ async function branchTip(root: string, branch: string): Promise<{ tip: string | 
   } catch {
     return { tip: null, tree: null };
   }
-}
-
-/**
- * The branch's commit as its ref file says (loose, else `packed-refs`, the order git reads them
- * in), or undefined wherever refs may live elsewhere (a linked worktree's common folder, reftable,
- * a symbolic ref) or the files say nothing clear: then git is asked.
- */
-function branchRefFromFiles(gitDir: string, branch: string): string | undefined {
-  if (existsSync(join(gitDir, 'commondir')) || existsSync(join(gitDir, 'reftable'))) return undefined;
-  const ref = `refs/heads/${branch}`;
-  try {
-    const loose = readFileSync(join(gitDir, ref), 'utf8');
-    return /^[0-9a-f]{40}(?:[0-9a-f]{24})?\n?$/.test(loose) ? loose.trim() : undefined;
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') return undefined;
-  }
-  try {
-    for (const line of readFileSync(join(gitDir, 'packed-refs'), 'utf8').split('\n')) {
-      const m = /^([0-9a-f]{40}(?:[0-9a-f]{24})?) (.+)$/.exec(line);
-      if (m && m[2] === ref) return m[1];
-    }
-  } catch {
-    // no packed-refs
-  }
-  return undefined;
 }
 
 /** `tip` descends from `parent` and its commits since leave `scope` alone. */
