@@ -12,6 +12,7 @@ import { join, relative, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 import { environmentError, TkomaError } from './errors.js';
+import { keepMallocHeap } from './git-malloc.js';
 import { listDir } from './soft-fs.js';
 
 export interface CommitAuthor {
@@ -23,14 +24,14 @@ const TOOL_NAME = 'tkoma-ref';
 const TOOL_EMAIL = 'tkoma-ref@localhost';
 
 function gitEnv(author: CommitAuthor): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = {
+  const env: NodeJS.ProcessEnv = keepMallocHeap({
     ...process.env,
     GIT_TERMINAL_PROMPT: '0',
     // The committer is always the tool; the author is the ghost (and its model) when given, so
     // `git log --format='%an'` tells who asked for each change.
     GIT_COMMITTER_NAME: process.env.GIT_COMMITTER_NAME || TOOL_NAME,
     GIT_COMMITTER_EMAIL: process.env.GIT_COMMITTER_EMAIL || TOOL_EMAIL,
-  };
+  });
   if (author.ghost || author.model) {
     const name = [author.ghost, author.model ? `(${author.model})` : ''].filter(Boolean).join(' ');
     env.GIT_AUTHOR_NAME = name;

@@ -14,6 +14,7 @@ import { closeSync, existsSync, fstatSync, openSync, readFileSync, readSync, sta
 import { isAbsolute, join, resolve } from 'node:path';
 
 import { TkomaError } from './errors.js';
+import { keepMallocHeap } from './git-malloc.js';
 
 /** A git operation that stopped half-way and waits for the operator. */
 export type GitOperation = 'merge' | 'rebase' | 'am' | 'cherry-pick' | 'revert' | 'bisect';
@@ -129,7 +130,7 @@ function listUnmerged(root: string, paths: string[]): string[] | null {
   let out: string;
   try {
     // git itself, not root-git.js: a search reads this, and must not load the writer's modules.
-    out = execFileSync('git', ['ls-files', '-u', '-z', '--', ...paths], { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'], maxBuffer: 256 * 1024 * 1024 });
+    out = execFileSync('git', ['ls-files', '-u', '-z', '--', ...paths], { cwd: root, env: keepMallocHeap(process.env), encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'], maxBuffer: 256 * 1024 * 1024 });
   } catch {
     return null;
   }

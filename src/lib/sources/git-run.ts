@@ -4,6 +4,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { TkomaError } from '../errors.js';
+import { keepMallocHeap } from '../git-malloc.js';
 import type { SourcePolicy } from '../net/policy.js';
 import { gitRemoteArgs } from './git-policy.js';
 import { redactUrl } from './git-url.js';
@@ -81,7 +82,7 @@ function transportsOf(opts: GitRunOptions): Transports {
 export function gitEnv(transports: Transports): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...process.env };
   for (const k of REPO_ENV) delete env[k];
-  return {
+  return keepMallocHeap({
     ...env,
     GIT_TERMINAL_PROMPT: '0',
     // Set but empty: git then skips core.askPass and SSH_ASKPASS as well, and fails instead of asking.
@@ -93,7 +94,7 @@ export function gitEnv(transports: Transports): NodeJS.ProcessEnv {
     // Parseable, untranslated messages.
     LC_ALL: 'C',
     LANGUAGE: '',
-  };
+  });
 }
 
 export function safetyConfig(transports: Transports): string[] {
