@@ -1,4 +1,8 @@
-import { describe, expect, it } from 'vitest';
+import { mkdtempSync, openSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+import { afterAll, describe, expect, it } from 'vitest';
 
 import { LiveChunks } from '../../src/lib/index/live-chunks.js';
 import { type FileEntry, FileTable } from '../../src/lib/index/file-table.js';
@@ -102,6 +106,47 @@ describe('segment records', () => {
     }
     expect(refused).toBeGreaterThan(0);
     expect(damaged).toBeGreaterThan(0);
+  });
+});
+
+describe('segment records left in their file (SegmentRecords.open)', () => {
+  const records = recordsOf([['a.md', 3], ['dir/b.ts', 4], ['c.txt', 1]]);
+  const bytes = Buffer.from(encodeRecords(GEN, records));
+  const dir = mkdtempSync(join(tmpdir(), 'tkoma-rec-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  let n = 0;
+  const openBytes = (b: Buffer, gen = GEN): SegmentRecords | null => {
+    const file = join(dir, `seg-${n++}.rec`);
+    writeFileSync(file, b);
+    return SegmentRecords.open(gen, openSync(file, 'r'), b.length);
+  };
+
+  it('make each record, the runs, the digest and every record as decode does', () => {
+    const open = openBytes(bytes)!;
+    expect(open.onDisk).toBe(true);
+    expect([open.count, open.textBytes]).toEqual([records.length, records.reduce((k, r) => k + r.len, 0)]);
+    expect(open.digest.equals(decode(bytes)!.digest)).toBe(true);
+    for (let i = 0; i < records.length; i++) expect(JSON.stringify(open.record(i))).toBe(JSON.stringify(records[i]));
+    expect(open.record(records.length)).toBeNull();
+    expect(open.runs()).toEqual(decode(bytes)!.runs());
+    expect(openBytes(bytes)!.all()).toEqual(records);
+  });
+
+  it('refuse a wrong header, size or generation at once', () => {
+    expect(openBytes(bytes, GEN + 1)).toBeNull();
+    expect(openBytes(bytes.subarray(0, bytes.length - 1))).toBeNull();
+    expect(openBytes(bytes.subarray(0, 50))).toBeNull();
+  });
+
+  it('read only what a record needs: a damaged string elsewhere fails only its own records, and all()', () => {
+    // c.txt's title is the last string: made non-UTF-8, decode refuses the whole file.
+    const copy = Buffer.from(bytes);
+    copy[copy.length - 1] = 0xff;
+    expect(decode(copy)).toBeNull();
+    const open = openBytes(copy)!;
+    expect(JSON.stringify(open.record(0))).toBe(JSON.stringify(records[0]));
+    expect(open.record(records.length - 1)).toBeNull();
+    expect(openBytes(copy)!.all()).toBeNull();
   });
 });
 

@@ -18,8 +18,9 @@
  * string boundaries are checked when it is made. A damaged file is refused (null), or its damaged records are, and
  * nothing is ever read out of range.
  */
-import { createHash } from 'node:crypto';
 import { isUtf8 } from 'node:buffer';
+import { createHash } from 'node:crypto';
+import { closeSync, readSync } from 'node:fs';
 
 import type { Chunk } from '../chunking/types.js';
 
@@ -201,15 +202,83 @@ export interface RecordRun {
   count: number;
 }
 
+/**
+ * The parts of a records file a reader keeps: the whole file's columns in memory, or (opened for a
+ * search) the open file, from which a record's numbers and strings are read when it is asked for.
+ */
+interface Columns {
+  offs: Float64Array;
+  cols: Uint32Array[];
+  runTable: Uint32Array;
+  stringOffsets: Uint32Array;
+  stringBytes: Buffer;
+}
+
+/** A records file left on disk: positional reads, the file's layout and size as opened. */
+interface OnDisk {
+  fd: number;
+  L: ReturnType<typeof layout>;
+  strings: number;
+  runs: number;
+}
+
+const closer = new FinalizationRegistry<number>((fd) => {
+  try {
+    closeSync(fd);
+  } catch {
+    // already closed
+  }
+});
+
+/** `length` bytes at `position` of `fd`, or null when the file ends first or cannot be read. */
+function readAt(fd: number, length: number, position: number): Buffer | null {
+  const out = Buffer.alloc(length);
+  let got = 0;
+  while (got < length) {
+    let n: number;
+    try {
+      n = readSync(fd, out, got, length - got, position + got);
+    } catch {
+      return null;
+    }
+    if (n === 0) return null;
+    got += n;
+  }
+  return out;
+}
+
+/** The header's numbers: null when `head` is not a records header of generation `gen` for a file of `size` bytes. */
+function readRecordsHeader(head: Buffer, gen: number, size: number): { count: number; strings: number; stringBytes: number; runCount: number; textBytes: number; L: ReturnType<typeof layout> } | null {
+  if (head.length < HEADER || head.toString('latin1', 0, 8) !== MAGIC || head.readUInt32LE(8) !== RECORDS_FORMAT) return null;
+  const [count, strings, stringBytes, runCount] = [12, 16, 20, 24].map((at) => head.readUInt32LE(at)) as [number, number, number, number];
+  const L = layout(count, strings, stringBytes, runCount);
+  if (L.total !== size || head.readDoubleLE(32) !== gen) return null;
+  const textBytes = head.readDoubleLE(40);
+  if (!(textBytes >= 0 && Number.isInteger(textBytes))) return null;
+  return { count, strings, stringBytes, runCount, textBytes, L };
+}
+
+/** Where each run starts, or null when the runs do not cover the `count` records exactly once. */
+function runStartsOf(runTable: Uint32Array, count: number, strings: number): Uint32Array | null {
+  const runCount = runTable.length / 2;
+  const runStarts = new Uint32Array(runCount);
+  let start = 0;
+  for (let r = 0; r < runCount; r++) {
+    const n = runTable[2 * r + 1]!;
+    if (n === 0 || start + n > count || runTable[2 * r]! >= strings) return null;
+    runStarts[r] = start;
+    start += n;
+  }
+  return start === count ? runStarts : null;
+}
+
 /** Records of one segment, checked and made objects one at a time on demand (and then kept). */
 export class SegmentRecords {
   private readonly made: (StoredChunk | null | undefined)[];
   private readonly texts: (string | null | undefined)[];
   private readonly strings: number;
-  /** Path string number per record. */
-  readonly paths: Uint32Array;
-  /** Ordinal in its file per record. */
-  readonly ordinals: Uint32Array;
+  /** Null until asked for, on a segment opened from its file (runStartsOf; null again when damaged). */
+  private starts: Uint32Array | null | undefined;
 
   private constructor(
     readonly gen: number,
@@ -219,32 +288,27 @@ export class SegmentRecords {
     /** digestIds of the records' ids: the lexical part must have the same. */
     readonly digest: Buffer,
     /**
-     * The runs of records of one file each, in doc order, covering every record: run r is
-     * `runCounts[r]` records from `runStarts[r]`, with path string `runTable[2r]`. Typed arrays,
-     * and paths decoded only when asked (runPath): a cold search opens 5k runs at SciFact scale.
+     * In memory: the columns, and the runs of records of one file each, in doc order, covering
+     * every record (run r is `runTable[2r+1]` records with path string `runTable[2r]`). Typed
+     * arrays, and paths decoded only when asked (runPath): a cold search opens 5k runs at
+     * SciFact scale. Null while the file is read on demand (`disk`).
      */
-    private readonly runTable: Uint32Array,
-    readonly runStarts: Uint32Array,
-    private readonly offs: Float64Array,
-    private readonly cols: Uint32Array[],
-    private readonly stringOffsets: Uint32Array,
-    private readonly stringBytes: Buffer,
+    private columns: Columns | null,
+    private readonly disk: OnDisk | null,
+    strings: number,
+    runStarts?: Uint32Array,
   ) {
-    this.strings = stringOffsets.length - 1;
+    this.strings = strings;
+    this.starts = runStarts;
     this.made = new Array<StoredChunk | null | undefined>(count);
     this.texts = new Array<string | null | undefined>(this.strings);
-    this.paths = this.column('path');
-    this.ordinals = this.column('ordinal');
   }
 
   /** Null when `bytes` is not a whole records file of generation `gen` with consistent runs. */
   static decode(gen: number, bytes: Buffer): SegmentRecords | null {
-    if (bytes.length < HEADER || bytes.toString('latin1', 0, 8) !== MAGIC || bytes.readUInt32LE(8) !== RECORDS_FORMAT) return null;
-    const [count, strings, stringBytes, runCount] = [12, 16, 20, 24].map((at) => bytes.readUInt32LE(at)) as [number, number, number, number];
-    const L = layout(count, strings, stringBytes, runCount);
-    if (L.total !== bytes.length || bytes.readDoubleLE(32) !== gen) return null;
-    const textBytes = bytes.readDoubleLE(40);
-    if (!(textBytes >= 0 && Number.isInteger(textBytes))) return null;
+    const h = readRecordsHeader(bytes, gen, bytes.length);
+    if (!h) return null;
+    const { count, strings, stringBytes, runCount, L } = h;
     const offs = f64s(bytes, L.off, count);
     const cols = COLUMNS.map((_, k) => u32s(bytes, L.columns + 4 * k * count, count));
     const runTable = u32s(bytes, L.runs, 2 * runCount);
@@ -253,20 +317,82 @@ export class SegmentRecords {
     // The table as a whole is UTF-8 (one native pass); a string is then whole when it starts and
     // ends on a character boundary, checked as it is read.
     if (!isUtf8(bytes.subarray(L.stringBytes, L.total))) return null;
-    const runStarts = new Uint32Array(runCount);
-    let start = 0;
-    for (let r = 0; r < runCount; r++) {
-      const n = runTable[2 * r + 1]!;
-      if (n === 0 || start + n > count || runTable[2 * r]! >= strings) return null;
-      runStarts[r] = start;
-      start += n;
+    const runStarts = runStartsOf(runTable, count, strings);
+    if (!runStarts) return null;
+    const columns = { offs, cols, runTable, stringOffsets, stringBytes: bytes.subarray(L.stringBytes, L.total) };
+    return new SegmentRecords(gen, count, h.textBytes, Buffer.from(bytes.subarray(48, 80)), columns, null, strings, runStarts);
+  }
+
+  /**
+   * The records of an open file (`fd`, `size` bytes, taken over: closed when the records are
+   * garbage collected) without reading them: the header is read and checked now, each record's
+   * numbers and strings when it is asked for (a search asks for its candidates and hits, a few
+   * hundred of 300k; reading and checking the whole 23 MB file was a fifth of a server's first
+   * answer at that size). Segment files are replaced by rename, never rewritten, so the
+   * descriptor keeps reading what was opened. The runs are read and checked on first use; all()
+   * reads the whole file as decode() does. Null (and the file closed) when the header is wrong.
+   */
+  static open(gen: number, fd: number, size: number): SegmentRecords | null {
+    const head = size >= HEADER ? readAt(fd, HEADER, 0) : null;
+    const h = head ? readRecordsHeader(head, gen, size) : null;
+    const ends = h ? readAt(fd, 4, h.L.stringOffsets) : null;
+    const last = h ? readAt(fd, 4, h.L.stringOffsets + 4 * h.strings) : null;
+    if (!h || !ends || !last || ends.readUInt32LE(0) !== 0 || last.readUInt32LE(0) !== h.stringBytes) {
+      closeSync(fd);
+      return null;
     }
-    if (start !== count) return null;
-    return new SegmentRecords(gen, count, textBytes, Buffer.from(bytes.subarray(48, 80)), runTable, runStarts, offs, cols, stringOffsets, bytes.subarray(L.stringBytes, L.total));
+    const records = new SegmentRecords(gen, h.count, h.textBytes, Buffer.from(head!.subarray(48, 80)), null, { fd, L: h.L, strings: h.strings, runs: h.runCount }, h.strings);
+    closer.register(records, fd);
+    return records;
+  }
+
+  /** True while the records are read from their file on demand (opened by open(), all() not yet called). */
+  get onDisk(): boolean {
+    return this.columns === null;
+  }
+
+  /** The whole file's columns, read now from a file opened by open() (null when it is damaged). */
+  private load(): Columns | null {
+    if (this.columns || !this.disk) return this.columns;
+    const { fd, L } = this.disk;
+    const bytes = readAt(fd, L.total, 0);
+    const whole = bytes ? SegmentRecords.decode(this.gen, bytes) : null;
+    if (!whole) return null;
+    this.columns = whole.columns;
+    this.starts = whole.starts;
+    return this.columns;
+  }
+
+  /** Record starts of each run; null when the runs are damaged. */
+  private runStartsOrNull(): Uint32Array | null {
+    if (this.starts === undefined) {
+      const { fd, L, runs, strings } = this.disk!;
+      const bytes = readAt(fd, 8 * runs, L.runs);
+      this.starts = bytes ? runStartsOf(u32s(bytes, 0, 2 * runs), this.count, strings) : null;
+      if (this.starts) this.runTableRead = u32s(bytes!, 0, 2 * runs);
+    }
+    return this.starts;
+  }
+
+  private runTableRead: Uint32Array | null = null;
+
+  private get runTable(): Uint32Array {
+    if (this.columns) return this.columns.runTable;
+    return this.runStartsOrNull() ? this.runTableRead! : new Uint32Array(0);
+  }
+
+  /** Where each run starts; empty when the runs of a file opened by open() are damaged (then runCount is 0). */
+  get runStarts(): Uint32Array {
+    return this.runStartsOrNull() ?? new Uint32Array(0);
   }
 
   get runCount(): number {
     return this.runStarts.length;
+  }
+
+  /** False when the runs of a file opened by open() are damaged (read on first use). */
+  runsReadable(): boolean {
+    return this.runStartsOrNull() !== null;
   }
 
   /** Records in run `r`. */
@@ -281,6 +407,7 @@ export class SegmentRecords {
 
   /** Every run as an object, in doc order; null when a path is damaged. */
   runs(): RecordRun[] | null {
+    if (!this.runsReadable()) return null;
     const out: RecordRun[] = [];
     for (let r = 0; r < this.runCount; r++) {
       const path = this.runPath(r);
@@ -290,47 +417,81 @@ export class SegmentRecords {
     return out;
   }
 
-  private column(name: Column): Uint32Array {
-    return this.cols[COLUMNS.indexOf(name)]!;
+  /** Column `k`'s number of record `i` (k < COLUMNS.length), or null when unreadable. */
+  private num(k: number, i: number): number | null {
+    if (this.columns) return this.columns.cols[k]![i]!;
+    const b = readAt(this.disk!.fd, 4, this.disk!.L.columns + 4 * (k * this.count + i));
+    return b ? b.readUInt32LE(0) : null;
+  }
+
+  private textOffset(i: number): number | null {
+    if (this.columns) return this.columns.offs[i]!;
+    const b = readAt(this.disk!.fd, 8, this.disk!.L.off + 8 * i);
+    return b ? b.readDoubleLE(0) : null;
   }
 
   /** String `n`, or null when out of range or not whole UTF-8 (a damaged file). */
   private string(n: number): string | null {
     let s = this.texts[n];
     if (s === undefined) {
-      const from = this.stringOffsets[n];
-      const to = this.stringOffsets[n + 1];
-      const bytes = this.stringBytes;
-      const ok = n < this.strings && from !== undefined && to !== undefined && from <= to && to <= bytes.length;
-      s = ok && !continuation(bytes[from]) && !continuation(bytes[to]) ? utf8Of(bytes, from, to) : null;
+      s = n < this.strings ? (this.columns ? this.stringInMemory(n) : this.stringOnDisk(n)) : null;
       this.texts[n] = s;
     }
     return s;
+  }
+
+  private stringInMemory(n: number): string | null {
+    const { stringOffsets, stringBytes: bytes } = this.columns!;
+    const from = stringOffsets[n];
+    const to = stringOffsets[n + 1];
+    const ok = from !== undefined && to !== undefined && from <= to && to <= bytes.length;
+    return ok && !continuation(bytes[from]) && !continuation(bytes[to]) ? utf8Of(bytes, from, to) : null;
+  }
+
+  /** Read alone, a string must be whole UTF-8 by itself (what the table check and the boundaries assure in memory). */
+  private stringOnDisk(n: number): string | null {
+    const { fd, L } = this.disk!;
+    const ends = readAt(fd, 8, L.stringOffsets + 4 * n);
+    if (!ends) return null;
+    const from = ends.readUInt32LE(0);
+    const to = ends.readUInt32LE(4);
+    if (from > to || L.stringBytes + to > L.total) return null;
+    const bytes = to > from ? readAt(fd, to - from, L.stringBytes + from) : Buffer.alloc(0);
+    return bytes && isUtf8(bytes) ? utf8Of(bytes, 0, bytes.length) : null;
   }
 
   /** Record `i` as an object (the same object on every call); null when it is damaged. */
   record(i: number): StoredChunk | null {
     const known = this.made[i];
     if (known !== undefined) return known;
-    const col = (name: Column): number => this.column(name)[i]!;
-    const str = (name: Column): string | null => this.string(col(name));
-    const path = this.string(this.paths[i]!);
+    if (!(i >= 0 && i < this.count)) return null;
+    const col = (name: Column): number | null => this.num(COL[name], i);
+    const str = (name: Column): string | null => {
+      const k = col(name);
+      return k === null ? null : this.string(k);
+    };
+    const path = str('path');
     const sym = col('symbol');
-    const symbol = sym === 0 ? undefined : this.string(sym - 1);
+    const symbol = sym === null ? null : sym === 0 ? undefined : this.string(sym - 1);
     const [role, title, kind, language, hash] = [str('role'), str('title'), str('kind'), str('language'), str('hash')];
-    const off = this.offs[i]!;
-    const len = col('len');
+    const off = this.textOffset(i);
+    const [ordinal, startLine, endLine, len] = [col('ordinal'), col('startLine'), col('endLine'), col('len')];
     let r: StoredChunk | null = null;
-    if (path !== null && symbol !== null && role !== null && title !== null && kind !== null && language !== null && hash !== null && off >= 0 && Number.isInteger(off) && off + len <= this.textBytes) {
+    if (
+      path !== null && symbol !== null && role !== null && title !== null && kind !== null && language !== null && hash !== null &&
+      ordinal !== null && startLine !== null && endLine !== null && len !== null && off !== null &&
+      off >= 0 && Number.isInteger(off) && off + len <= this.textBytes
+    ) {
       // One fixed object shape, in the key order the JSON records had (output order follows it).
-      r = { id: path + '#' + this.ordinals[i]!, path, startLine: col('startLine'), endLine: col('endLine'), role: role as StoredChunk['role'], title, symbol, kind, language, hash, seg: this.gen, off, len };
+      r = { id: path + '#' + ordinal, path, startLine, endLine, role: role as StoredChunk['role'], title, symbol, kind, language, hash, seg: this.gen, off, len };
     }
     this.made[i] = r;
     return r;
   }
 
-  /** Every record, in doc order; null when any is damaged. */
+  /** Every record, in doc order; null when any is damaged (a file opened by open() is read whole first). */
   all(): StoredChunk[] | null {
+    if (!this.load()) return null;
     const out = new Array<StoredChunk>(this.count);
     for (let i = 0; i < this.count; i++) {
       const r = this.record(i);

@@ -180,11 +180,25 @@ export class SegmentWriter {
 
 const idDigestOf = (p: { text: string; offsets: Uint32Array }): Buffer => digestIds(p.text, p.offsets);
 
-/** A segment's records, decoded lazily; null when missing or damaged. */
-async function openRecords(root: string, topic: string, gen: number): Promise<SegmentRecords | null> {
+/**
+ * A segment's records, decoded lazily; null when missing or damaged. `onDisk`: left in the file,
+ * each record read when asked for (what a search wants, SegmentRecords.open); else read whole.
+ */
+async function openRecords(root: string, topic: string, gen: number, onDisk = false): Promise<SegmentRecords | null> {
   const cached = cache.get(cacheKey(root, topic, gen));
-  if (cached) return cached.records;
-  const bytes = readRegularOrNull(segmentFile(root, topic, gen, 'rec'));
+  // Records a search left on disk are read whole for anyone else (a verifying sync checks them all).
+  if (cached && (onDisk || !cached.records.onDisk)) return cached.records;
+  const file = segmentFile(root, topic, gen, 'rec');
+  if (onDisk) {
+    let opened: { fd: number; size: number };
+    try {
+      opened = openRegular(file);
+    } catch {
+      return null;
+    }
+    return SegmentRecords.open(gen, opened.fd, opened.size);
+  }
+  const bytes = readRegularOrNull(file);
   return bytes ? SegmentRecords.decode(gen, bytes) : null;
 }
 
@@ -218,7 +232,7 @@ export async function loadSegment(root: string, topic: string, gen: number, opts
   const { DEFAULT_BUILD } = await import('./bm25/segment-data.js');
   const cached = cache.get(cacheKey(root, topic, gen));
   if (cached && !(allPostings && isFileSegment(cached.lex))) return { segment: cached, lexRebuilt: false };
-  const records = cached?.records ?? (await openRecords(root, topic, gen));
+  const records = await openRecords(root, topic, gen, !allPostings);
   if (!records) return null;
   // A text file of the wrong size (truncated, replaced) would serve wrong snippets: unusable.
   // lstat: a link where the text file belongs is damage, whatever it points at.
