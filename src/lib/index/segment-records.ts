@@ -14,172 +14,17 @@
  *   u32[strings + 1]      byte offsets into the string bytes
  *   utf8[stringBytes]     every distinct string once
  *
- * Opening checks the sizes, the runs and that the string table is UTF-8; a record's numbers and
+ * Decoding checks the sizes, the runs and that the string table is UTF-8; a record's numbers and
  * string boundaries are checked when it is made. A damaged file is refused (null), or its damaged records are, and
- * nothing is ever read out of range.
+ * nothing is ever read out of range. A search opens the file instead (SegmentRecords.open): the
+ * header now, each record it asks for by positional reads, each string checked as it is read.
  */
 import { isUtf8 } from 'node:buffer';
-import { createHash } from 'node:crypto';
 import { closeSync, readSync } from 'node:fs';
 
-import type { Chunk } from '../chunking/types.js';
+import { COL, COLUMNS, type Column, f64s, HEADER, layout, MAGIC, RECORDS_FORMAT, type StoredChunk, u32s } from './segment-records-format.js';
 
-/** Bump on any layout change: an older file is then unusable and the topic is re-chunked. */
-export const RECORDS_FORMAT = 2; // 2: the table of runs
-const MAGIC = 'TKSEGREC';
-const HEADER = 96;
-const COLUMNS = ['path', 'ordinal', 'startLine', 'endLine', 'role', 'title', 'symbol', 'kind', 'language', 'hash', 'len'] as const;
-type Column = (typeof COLUMNS)[number];
-const LITTLE_ENDIAN = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
-
-/** A chunk as the index keeps it: no text, but where to read it. */
-export interface StoredChunk extends Omit<Chunk, 'text'> {
-  /** `<path>#<ordinal in file>`: stable while the file's chunking is unchanged. */
-  id: string;
-  /** Generation of the segment holding it. */
-  seg: number;
-  /** Byte offset and length of the text in `seg-<g>.txt`. */
-  off: number;
-  len: number;
-}
-
-function layout(count: number, strings: number, stringBytes: number, runs: number): { off: number; columns: number; runs: number; stringOffsets: number; stringBytes: number; total: number } {
-  const off = HEADER;
-  const columns = off + 8 * count;
-  const runsAt = columns + 4 * count * COLUMNS.length;
-  const stringOffsets = runsAt + 8 * runs;
-  const bytesAt = stringOffsets + 4 * (strings + 1);
-  return { off, columns, runs: runsAt, stringOffsets, stringBytes: bytesAt, total: bytesAt + stringBytes };
-}
-
-/**
- * Digest of a doc-ordered id list given as one text and its UTF-16 offsets (the form the lexical
- * part keeps them in): sha256 of the text's UTF-8, then of the offsets as little-endian u32.
- */
-export function digestIds(text: string, offsets: Uint32Array): Buffer {
-  const le = LITTLE_ENDIAN ? new Uint8Array(offsets.buffer, offsets.byteOffset, offsets.byteLength) : Buffer.alloc(offsets.length * 4);
-  if (!LITTLE_ENDIAN) offsets.forEach((v, i) => (le as Buffer).writeUInt32LE(v, 4 * i));
-  return createHash('sha256').update(text).update(le).digest();
-}
-
-function idsDigest(ids: readonly string[]): Buffer {
-  const offsets = new Uint32Array(ids.length + 1);
-  for (let i = 0; i < ids.length; i++) offsets[i + 1] = offsets[i]! + ids[i]!.length;
-  return digestIds(ids.join(''), offsets);
-}
-
-/** Pure: the records (in doc order, all of generation `gen`) as bytes. */
-export function encodeRecords(gen: number, records: readonly StoredChunk[]): Uint8Array {
-  const out = new RecordsEncoder();
-  for (const r of records) out.add(r);
-  return out.encode(gen);
-}
-
-/** What the encoder takes of a record: everything but its generation (the segment's). */
-export type RecordFields = Omit<StoredChunk, 'seg'>;
-
-/**
- * encodeRecords one record at a time: a sync hands each chunk over as it is cut and keeps only
- * these columns and the string table, not a record object per chunk (each one had a hidden class
- * of its own, and they were a fifth of a create's live heap at its peak). Same bytes.
- */
-export class RecordsEncoder {
-  private readonly strings: string[] = [];
-  private readonly numbers = new Map<string, number>();
-  private readonly ids: string[] = [];
-  private cols = COLUMNS.map(() => new Uint32Array(1024));
-  private offs = new Float64Array(1024);
-  private textBytes = 0;
-
-  get count(): number {
-    return this.ids.length;
-  }
-
-  private intern(s: string): number {
-    let n = this.numbers.get(s);
-    if (n === undefined) {
-      n = this.strings.length;
-      this.strings.push(s);
-      this.numbers.set(s, n);
-    }
-    return n;
-  }
-
-  add(r: RecordFields): void {
-    const i = this.ids.length;
-    if (i === this.offs.length) {
-      this.cols = this.cols.map((c) => grown(c, new Uint32Array(2 * i)));
-      this.offs = grown(this.offs, new Float64Array(2 * i));
-    }
-    const c = this.cols;
-    // Strings are numbered in this order (path, role, title, symbol, kind, language, hash).
-    c[COL.path]![i] = this.intern(r.path);
-    c[COL.ordinal]![i] = Number(r.id.slice(r.id.lastIndexOf('#') + 1));
-    c[COL.startLine]![i] = r.startLine;
-    c[COL.endLine]![i] = r.endLine;
-    c[COL.role]![i] = this.intern(r.role);
-    c[COL.title]![i] = this.intern(r.title);
-    c[COL.symbol]![i] = r.symbol === undefined ? 0 : this.intern(r.symbol) + 1;
-    c[COL.kind]![i] = this.intern(r.kind);
-    c[COL.language]![i] = this.intern(r.language);
-    c[COL.hash]![i] = this.intern(r.hash);
-    c[COL.len]![i] = r.len;
-    this.offs[i] = r.off;
-    this.textBytes += r.len;
-    this.ids.push(r.id);
-  }
-
-  /** The records added so far as bytes, all of generation `gen`. */
-  encode(gen: number): Uint8Array {
-    const { strings, count } = this;
-    const cols = this.cols.map((c) => c.subarray(0, count));
-    const runs: number[] = [];
-    const paths = cols[COL.path]!;
-    for (let i = 0; i < count; i++) {
-      if (i > 0 && paths[i] === paths[i - 1]) runs[runs.length - 1]!++;
-      else runs.push(paths[i]!, 1);
-    }
-    const encoded = strings.map((s) => Buffer.from(s, 'utf8'));
-    const stringOffsets = new Uint32Array(strings.length + 1);
-    encoded.forEach((b, i) => (stringOffsets[i + 1] = stringOffsets[i]! + b.length));
-    const L = layout(count, strings.length, stringOffsets[strings.length]!, runs.length / 2);
-    const out = Buffer.alloc(L.total);
-    out.write(MAGIC, 0, 'latin1');
-    [RECORDS_FORMAT, count, strings.length, stringOffsets[strings.length]!, runs.length / 2].forEach((v, i) => out.writeUInt32LE(v, 8 + 4 * i));
-    out.writeDoubleLE(gen, 32);
-    out.writeDoubleLE(this.textBytes, 40);
-    idsDigest(this.ids).copy(out, 48);
-    putLE(out, L.off, this.offs.subarray(0, count));
-    cols.forEach((c, k) => putLE(out, L.columns + 4 * k * count, c));
-    putLE(out, L.runs, Uint32Array.from(runs));
-    putLE(out, L.stringOffsets, stringOffsets);
-    encoded.forEach((b, i) => b.copy(out, L.stringBytes + stringOffsets[i]!));
-    return out;
-  }
-}
-
-const COL = Object.fromEntries(COLUMNS.map((name, k) => [name, k])) as Record<Column, number>;
-
-function grown<T extends Uint32Array | Float64Array>(from: T, to: T): T {
-  to.set(from);
-  return to;
-}
-
-function putLE(out: Buffer, at: number, arr: Uint32Array | Float64Array): void {
-  if (LITTLE_ENDIAN) out.set(new Uint8Array(arr.buffer, arr.byteOffset, arr.byteLength), at);
-  else if (arr instanceof Float64Array) arr.forEach((v, i) => out.writeDoubleLE(v, at + 8 * i));
-  else arr.forEach((v, i) => out.writeUInt32LE(v, at + 4 * i));
-}
-
-/** A view of `n` u32 or f64 at `at`, copied when unaligned or on a big-endian host. */
-function u32s(buf: Buffer, at: number, n: number): Uint32Array {
-  if (LITTLE_ENDIAN && (buf.byteOffset + at) % 4 === 0) return new Uint32Array(buf.buffer, buf.byteOffset + at, n);
-  return Uint32Array.from({ length: n }, (_, i) => buf.readUInt32LE(at + 4 * i));
-}
-function f64s(buf: Buffer, at: number, n: number): Float64Array {
-  if (LITTLE_ENDIAN && (buf.byteOffset + at) % 8 === 0) return new Float64Array(buf.buffer, buf.byteOffset + at, n);
-  return Float64Array.from({ length: n }, (_, i) => buf.readDoubleLE(at + 8 * i));
-}
+export { digestIds, encodeRecords, RECORDS_FORMAT, type RecordFields, RecordsEncoder, type StoredChunk } from './segment-records-format.js';
 
 type Utf8Slicing = Buffer & { utf8Slice?(start: number, end: number): string };
 
