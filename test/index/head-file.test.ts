@@ -1,7 +1,11 @@
-import { describe, expect, it } from 'vitest';
+import { mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+import { afterAll, describe, expect, it } from 'vitest';
 
 import { type FileEntry, FileTable } from '../../src/lib/index/file-table.js';
-import { headText, parseHeadLines } from '../../src/lib/index/head-file.js';
+import { headText, parseHeadLines, readHeadFile } from '../../src/lib/index/head-file.js';
 
 const hash = (c: string): string => c.repeat(64);
 const entry = (over: Partial<FileEntry> = {}): FileEntry => ({ size: 10, mtimeMs: 1_700_000_000_123.25, sha256: hash('a'), role: 'docs', chunkCount: 2, seg: 7, start: 0, ...over });
@@ -46,5 +50,50 @@ describe('head.json in lines', () => {
     const text = headText(head());
     expect(parseHeadLines(Buffer.from(text.replace('"chunkCount":[', '"chunkCount":["x",')))!.files).toBeNull();
     expect(parseHeadLines(Buffer.from(text.slice(0, -3)))!.files).toBeNull();
+  });
+});
+
+describe('head.json read from its file up to the cold columns (readHeadFile)', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'tkoma-head-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  // Enough rows that the hot columns span several 1 MiB pieces.
+  const big: Record<string, FileEntry> = {};
+  for (let i = 0; i < 15_000; i++) big[`docs/section-${String(i).padStart(6, '0')}/a-page-with-a-rather-long-name-to-fill-the-pieces.md`] = entry({ sha256: hash(String(i % 10)), start: 2 * i });
+  const bigHead = (): { files: FileTable } & Record<string, unknown> => ({ ...head(), files: FileTable.fromEntries(big) });
+
+  it('reads the hot part only, and every row (cold columns too) comes back as from the whole bytes', () => {
+    const file = join(dir, 'head.json');
+    const text = headText(bigHead());
+    writeFileSync(file, text);
+    const read = readHeadFile(file);
+    expect(read.size).toBe(Buffer.byteLength(text));
+    // Up to the first cold column's name: hashes, sizes, mtimes and roles are not read.
+    expect(read.bytes.length).toBe(text.indexOf('\n"skipped":') + '\n"skipped":'.length);
+    const fromFile = parseHeadLines(read)!.files!;
+    const whole = parseHeadLines(Buffer.from(text))!.files!;
+    expect(fromFile.rowsView().start).toEqual(whole.rowsView().start);
+    for (const path of Object.keys(big).filter((_, i) => i % 997 === 0)) expect(fromFile.get(path)).toEqual(whole.get(path));
+  });
+
+  it('reads the cold columns from the file it opened, even once a sync renamed a new head over it', () => {
+    const file = join(dir, 'head2.json');
+    writeFileSync(file, headText(bigHead()));
+    const files = parseHeadLines(readHeadFile(file))!.files!;
+    const other = { ...bigHead(), files: FileTable.fromEntries({ 'x.md': entry() }) };
+    writeFileSync(`${file}.tmp`, headText(other));
+    renameSync(`${file}.tmp`, file);
+    const path = Object.keys(big)[123]!;
+    expect(files.get(path)).toEqual(big[path]);
+  });
+
+  it('reads a head written whole (before lines) whole, and finds a head cut short damaged', () => {
+    const whole = join(dir, 'whole.json');
+    writeFileSync(whole, JSON.stringify(head()));
+    const read = readHeadFile(whole);
+    expect(read.bytes.length).toBe(read.size);
+    expect(parseHeadLines(read)).toBeUndefined();
+    const cut = join(dir, 'cut.json');
+    writeFileSync(cut, headText(bigHead()).slice(0, -3));
+    expect(parseHeadLines(readHeadFile(cut))!.files).toBeNull();
   });
 });

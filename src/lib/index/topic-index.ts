@@ -14,9 +14,8 @@ import { statOrNull } from '../file-memo.js';
 import { pidAlive } from '../process.js';
 import type { AnnIndex } from './ann.js';
 import { FileTable } from './file-table.js';
-import { headText, parseHeadLines } from './head-file.js';
+import { type HeadBytes, headText, parseHeadLines, readHeadFile } from './head-file.js';
 import { isRecord, topicIndexDir, writeFileAtomic } from './layout.js';
-import { readRegularOrNull } from './regular-file.js';
 import { LiveChunks } from './live-chunks.js';
 import { TkomaError } from '../errors.js';
 import { forgetSegments, type LoadOptions, loadSegment, removeSegmentFiles, type Segment, type StoredChunk } from './segments.js';
@@ -105,15 +104,27 @@ function parseWhole(bytes: Buffer): unknown {
 
 export async function loadHead(root: string, id: string): Promise<TopicHead | null> {
   const file = headFile(root, id);
-  const bytes = readRegularOrNull(file);
-  const lines = bytes ? parseHeadLines(bytes) : null;
-  // Written in lines (head-file.ts): the cold columns wait; else (an older head) parsed whole.
-  const head = lines ? decodeHead(lines.fields, lines.files) : decodeHead(bytes ? parseWhole(bytes) : null);
+  let read: HeadBytes | null = null;
+  try {
+    read = readHeadFile(file);
+  } catch {
+    // missing, a link, not a regular file: no head
+  }
+  const lines = read ? parseHeadLines(read) : null;
+  // Written in lines (head-file.ts): the cold columns wait in the file; else (an older head) parsed whole.
+  const head = lines ? decodeHead(lines.fields, lines.files) : decodeHead(read ? parseWhole(wholeOf(read)) : null);
   if (head && !lines) readWhole.add(head);
   return head && head.topic === id ? head : null;
 }
 
 const readWhole = new WeakSet<TopicHead>();
+
+/** Every byte of a head read only up to its cold columns (one not in lines after all: hand-made). */
+function wholeOf(read: HeadBytes): Buffer {
+  if (read.bytes.length === read.size) return read.bytes;
+  const rest = read.rest(read.bytes.length);
+  return rest ? Buffer.concat([read.bytes, rest]) : read.bytes;
+}
 
 /** True for a head read from a head.json written whole (before lines): a sync writes it again in lines. */
 export function writtenWhole(head: TopicHead): boolean {
