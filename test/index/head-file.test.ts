@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 
 import { type FileEntry, FileTable } from '../../src/lib/index/file-table.js';
-import { headText, parseHeadLines, readHeadFile } from '../../src/lib/index/head-file.js';
+import { headText, parseHeadLines, readHeadFile, wholeNumbers } from '../../src/lib/index/head-file.js';
 
 const hash = (c: string): string => c.repeat(64);
 const entry = (over: Partial<FileEntry> = {}): FileEntry => ({ size: 10, mtimeMs: 1_700_000_000_123.25, sha256: hash('a'), role: 'docs', chunkCount: 2, seg: 7, start: 0, ...over });
@@ -38,7 +38,7 @@ describe('head.json in lines', () => {
     const damaged = text.replace(hash('b'), 'x'.repeat(64)).replace(/"sha256":"[^"]*"/, '"sha256":7');
     const back = parseHeadLines(Buffer.from(damaged))!.files!;
     expect(back.chunkCountOf('docs/a\nb "c".md')).toBe(3);
-    expect(back.rowsView().start).toEqual([0, 4, 2]);
+    expect([...back.rowsView().start!]).toEqual([0, 4, 2]);
     expect(back.filesWithChunks()).toBe(2);
     // …and when a sync asks, every row reads as unknown, so every file is looked at again.
     expect(back.sameStat('src/z.ts', 10, 1_700_000_000_123.25)).toBe(false);
@@ -95,5 +95,30 @@ describe('head.json read from its file up to the cold columns (readHeadFile)', (
     const cut = join(dir, 'cut.json');
     writeFileSync(cut, headText(bigHead()).slice(0, -3));
     expect(parseHeadLines(readHeadFile(cut))!.files).toBeNull();
+  });
+});
+
+describe('hot number columns read without JSON.parse (wholeNumbers)', () => {
+  const read = (text: string, n: number): number[] | null => {
+    const out = wholeNumbers(Buffer.from(text), 0, Buffer.byteLength(text), n);
+    return out && [...out];
+  };
+
+  it('reads plain digits as JSON does, and leaves anything else to JSON.parse', () => {
+    for (const text of ['[]', '[0]', '[0,2,3,10]', '[1795838931888,1795838931888]', '[999999999999999]']) {
+      const want = JSON.parse(text) as number[];
+      expect(read(text, want.length), text).toEqual(want);
+    }
+    for (const text of ['[01]', '[-1]', '[1.5]', '[1e3]', '[1,]', '[,1]', '[1,,2]', '[1 ,2]', '[null]', '["1"]', '[9999999999999999]', '1,2', '[1,2']) expect(read(text, 2), text).toBeNull();
+    expect(read('[1,2,3]', 2)).toBeNull();
+    expect(read('[1,2]', 3)).toBeNull();
+    expect(read('[]', 1)).toBeNull();
+  });
+
+  it('gives a table whose rows equal the JSON parse of the same head', () => {
+    const text = headText(head());
+    const fast = parseHeadLines(Buffer.from(text))!.files!;
+    expect(fast.rowsView().chunkCount).toBeInstanceOf(Float64Array);
+    for (const path of Object.keys(rows)) expect(fast.get(path)).toEqual(FileTable.decode((JSON.parse(text) as { files: unknown }).files)!.get(path));
   });
 });

@@ -68,7 +68,11 @@ export const COLD_COLUMNS = ['skipped', 'role', 'size', 'mtimeMs', 'sha256'] as 
 type ColdName = (typeof COLD_COLUMNS)[number];
 type Cold = Pick<FileColumns, ColdName>;
 
-interface Columns extends Omit<FileColumns, ColdName> {
+/** Read from a head in lines, the numbers may be Float64Arrays (head-file.ts wholeNumbers). */
+interface Columns extends Omit<FileColumns, ColdName | 'chunkCount' | 'seg' | 'start'> {
+  chunkCount: ArrayLike<number>;
+  seg: ArrayLike<number>;
+  start?: ArrayLike<number>;
   /** Row of each path (decode checks the paths are sorted and distinct). */
   rows: RowIndex;
   /** The cold columns, or what parses them (once; see decodeSplit). */
@@ -79,11 +83,11 @@ interface Columns extends Omit<FileColumns, ColdName> {
 export interface FileRows {
   readonly rows: { get(path: string): number | undefined };
   readonly path: readonly string[];
-  readonly chunkCount: readonly number[];
+  readonly chunkCount: ArrayLike<number>;
   /** 0 when the file has no chunks in any segment. */
-  readonly seg: readonly number[];
+  readonly seg: ArrayLike<number>;
   /** FileEntry.start by row; null when some file with chunks has none. */
-  readonly start: readonly number[] | null;
+  readonly start: ArrayLike<number> | null;
 }
 
 export class FileTable {
@@ -136,10 +140,12 @@ export class FileTable {
   static decodeSplit(hot: object, cold: () => unknown): FileTable | null {
     const c = hot as Partial<Record<keyof FileColumns, unknown>>;
     const { path, chunkCount, seg, start } = c;
-    if (!Array.isArray(path) || !Array.isArray(chunkCount) || !Array.isArray(seg)) return null;
+    // The numbers: JSON arrays, or Float64Arrays of whole numbers (head-file.ts wholeNumbers).
+    const numbers = (v: unknown): v is ArrayLike<unknown> => Array.isArray(v) || v instanceof Float64Array;
+    if (!Array.isArray(path) || !numbers(chunkCount) || !numbers(seg)) return null;
     const n = path.length;
     if (chunkCount.length !== n || seg.length !== n) return null;
-    if (start !== undefined && (!Array.isArray(start) || start.length !== n)) return null;
+    if (start !== undefined && (!numbers(start) || start.length !== n)) return null;
     // Sorted and distinct (as toJSON writes them): rows are then found by halving, and no Map
     // of every path is built before a search (207,713 of them took ~0.2 s at 300k chunks).
     let previous: string | null = null;
