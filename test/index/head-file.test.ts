@@ -38,7 +38,7 @@ describe('head.json in lines', () => {
     const damaged = text.replace(hash('b'), 'x'.repeat(64)).replace(/"sha256":"[^"]*"/, '"sha256":7');
     const back = parseHeadLines(Buffer.from(damaged))!.files!;
     expect(back.chunkCountOf('docs/a\nb "c".md')).toBe(3);
-    expect([...back.rowsView().start!]).toEqual([0, 4, 2]);
+    expect(Array.from(back.rowsView().start!)).toEqual([0, 4, 2]);
     expect(back.filesWithChunks()).toBe(2);
     // …and when a sync asks, every row reads as unknown, so every file is looked at again.
     expect(back.sameStat('src/z.ts', 10, 1_700_000_000_123.25)).toBe(false);

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 
 import { TkomaError } from '../../src/lib/errors.js';
-import { parseTopicMd, serializeTopicMd, splitFront } from '../../src/lib/store/frontmatter.js';
+import { parseTopicMd, serializeTopicMd, shallowCopyFront, splitFront } from '../../src/lib/store/frontmatter.js';
 import type { TopicFront } from '../../src/lib/store/model.js';
 
 const seedExample = `+++
@@ -169,5 +169,38 @@ describe('splitFront (the fences found without splitting the text)', () => {
     const text = `+++\nid = "t"\nfiles = [\n${files}\n]\n+++\n\n# Body\n+++ not a fence here\n`;
     expect(actual(text)).toEqual(reference(text));
     expect((actual(text) as { body: string }).body).toBe('# Body\n+++ not a fence here\n');
+  });
+});
+
+describe('a topic.md\'s `files` list, made strings only when read', () => {
+  const front = (): TopicFront => parseTopicMd(seedExample, 'topic.md').front;
+  // What serializeTopicMd writes: one file a line, the form a large topic has.
+  const files = ['README.md', 'docs/a b.md', 'src/ü.rs', 'src/lib.rs', 'src/main.rs', 'z/[x].md'];
+  const text = serializeTopicMd({ ...front(), files }, 'Body.\n');
+  const unread = (f: TopicFront): boolean => Object.getOwnPropertyDescriptor(f, 'files')?.get !== undefined && JSON.stringify(Object.getOwnPropertyDescriptor(f, 'files')) === '{"enumerable":true,"configurable":true}';
+
+  it('reads the same front as the whole parse: fields, key order, JSON', () => {
+    expect(text).toContain('files = [\n');
+    const lazy = parseTopicMd(text, 'topic.md').front;
+    // A comment inside the list is not the subset's form: smol-toml reads it, as an array.
+    const eager = parseTopicMd(text.replace('files = [\n', 'files = [\n  # all of them\n'), 'topic.md').front;
+    expect(unread(eager)).toBe(false);
+    expect(unread(lazy)).toBe(true);
+    expect(Object.keys(lazy)).toEqual(Object.keys(eager));
+    expect(JSON.stringify(lazy)).toBe(JSON.stringify(eager));
+    expect(lazy.files).toEqual(files);
+  });
+
+  it('copies stay unread, each its own list once read, and a list set by a caller is kept', () => {
+    const original = parseTopicMd(text, 'topic.md').front;
+    const copy = shallowCopyFront(original);
+    expect(unread(copy)).toBe(true);
+    copy.files.push('new.md');
+    expect(original.files).toEqual(files);
+    expect(copy.files.at(-1)).toBe('new.md');
+    const other = shallowCopyFront(original);
+    other.files = ['only.md'];
+    expect(shallowCopyFront(other).files).toEqual(['only.md']);
+    expect(serializeTopicMd(other, '')).toContain('"only.md"');
   });
 });

@@ -16,6 +16,7 @@ import {
   type TopicSource,
 } from './model.js';
 import { parseToml, smolToml } from './toml.js';
+import { LineArray } from './toml-subset.js';
 import { CRAWL_DEFAULTS } from '../sources/crawl/options.js';
 
 export interface ParsedTopic {
@@ -78,11 +79,54 @@ export function splitFront(text: string, file: string): { toml: string; body: st
   throw notClosed();
 }
 
+/** Root keys read lazily: `files` lists every file of the topic, and a search never reads it. */
+const LAZY_KEYS: ReadonlySet<string> = new Set(['files']);
+
+/** Fronts whose `files` is still unread: their lines. */
+const unread = new WeakMap<TopicFront, LineArray>();
+
+/**
+ * `front.files` made from its lines when first read (each front its own copy); assigning sets it.
+ * It stays an ordinary enumerable field in its place: spreads, JSON and equality see the array.
+ */
+function lazyFiles(front: TopicFront, lines: LineArray): void {
+  let value: string[] | null = null;
+  unread.set(front, lines);
+  Object.defineProperty(front, 'files', {
+    enumerable: true,
+    configurable: true,
+    get: (): string[] => {
+      if (value === null) {
+        value = [...lines.items()];
+        unread.delete(front);
+      }
+      return value;
+    },
+    set: (v: string[]): void => {
+      value = v;
+      unread.delete(front);
+    },
+  });
+}
+
+/**
+ * A copy of `front`'s own fields, its `files` still unread when the original's is (every other
+ * field as is: the caller copies the nested ones it needs to).
+ */
+export function shallowCopyFront(front: TopicFront): TopicFront {
+  const lines = unread.get(front);
+  if (!lines) return { ...front, files: [...front.files] };
+  const copy = {} as Record<string, unknown>;
+  for (const key of Object.keys(front)) copy[key] = key === 'files' ? [] : (front as unknown as Record<string, unknown>)[key];
+  lazyFiles(copy as unknown as TopicFront, lines);
+  return copy as unknown as TopicFront;
+}
+
 export function parseTopicMd(text: string, file: string): ParsedTopic {
   const { toml: tomlText, body, lines } = splitFront(text, file);
   let data: Record<string, unknown>;
   try {
-    data = parseToml(tomlText) as Record<string, unknown>;
+    data = parseToml(tomlText, LAZY_KEYS) as Record<string, unknown>;
   } catch (err) {
     if (err instanceof smolToml().TomlError) {
       const firstLine = String(err.message).split('\n')[0];
@@ -120,7 +164,8 @@ function validateFront(d: Record<string, unknown>, lines: () => string[], file: 
   const tags = d.tags ?? [];
   need('tags', Array.isArray(tags) && tags.every((t) => typeof t === 'string'), 'must be an array of strings');
   const files = d.files ?? [];
-  need('files', Array.isArray(files) && files.every((t) => typeof t === 'string'), 'must be an array of strings');
+  // A LineArray's lines were checked to be strings when it was read.
+  need('files', files instanceof LineArray || (Array.isArray(files) && files.every((t) => typeof t === 'string')), 'must be an array of strings');
 
   const createdBy = d.created_by;
   need('created_by', createdBy === undefined || (typeof createdBy === 'object' && !Array.isArray(createdBy)), 'must be a table');
@@ -179,9 +224,10 @@ function validateFront(d: Record<string, unknown>, lines: () => string[], file: 
     status,
     fetched_at: str('fetched_at', false) ?? '',
     max_age_days: maxAge as number,
-    files: files as string[],
+    files: files instanceof LineArray ? [] : (files as string[]),
     sources: parsedSources,
   };
+  if (files instanceof LineArray) lazyFiles(front, files);
   if (createdBy && typeof createdBy === 'object') {
     const cb = createdBy as Record<string, unknown>;
     front.created_by = {

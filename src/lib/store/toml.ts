@@ -17,7 +17,10 @@ export function smolToml(): SmolToml {
   return (smol ??= createRequire(import.meta.url)('smol-toml') as SmolToml);
 }
 
-/** The parsed document, or smol-toml's TomlError for text that is not TOML. */
-export function parseToml(text: string): TomlTable {
-  return (trickOff('toml-subset') ? null : parseTomlSubset(text)) ?? (smolToml().parse(text) as TomlTable);
+/**
+ * The parsed document, or smol-toml's TomlError for text that is not TOML. The root keys in
+ * `lazy` may come back as LineArray (toml-subset.ts) instead of an array of strings.
+ */
+export function parseToml(text: string, lazy?: ReadonlySet<string>): TomlTable {
+  return (trickOff('toml-subset') ? null : parseTomlSubset(text, lazy)) ?? (smolToml().parse(text) as TomlTable);
 }

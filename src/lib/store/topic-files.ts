@@ -10,7 +10,7 @@ import { isAbsolute, join, posix, relative, resolve, sep } from 'node:path';
 import type { Role } from '../chunking/types.js';
 import { TkomaError } from '../errors.js';
 import { statOrNull } from '../file-memo.js';
-import { parseTopicMd, serializeTopicMd } from './frontmatter.js';
+import { parseTopicMd, serializeTopicMd, shallowCopyFront } from './frontmatter.js';
 import { parsePathRecord, pathRecordsText, readPathRecords } from './path-records.js';
 import { isValidTopicId, type TopicFront } from './model.js';
 import { referencesDir } from './root-path.js';
@@ -127,7 +127,9 @@ function parseNote(file: string, text: string, rel: string, st: Stats | null): {
 
 /** A deep copy of a front (plain strings, numbers, arrays and small objects); far cheaper than structuredClone. */
 function copyFront(f: TopicFront): TopicFront {
-  const copy: TopicFront = { ...f, tags: [...f.tags], files: [...f.files], sources: f.sources.map((x) => (x.paths ? { ...x, paths: [...x.paths] } : { ...x })) };
+  const copy: TopicFront = shallowCopyFront(f);
+  copy.tags = [...f.tags];
+  copy.sources = f.sources.map((x) => (x.paths ? { ...x, paths: [...x.paths] } : { ...x }));
   if (f.created_by) copy.created_by = { ...f.created_by };
   if (f.file_status) copy.file_status = f.file_status.map((e) => ({ ...e }));
   return copy;
