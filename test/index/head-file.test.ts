@@ -67,8 +67,8 @@ describe('head.json read from its file up to the cold columns (readHeadFile)', (
     writeFileSync(file, text);
     const read = readHeadFile(file);
     expect(read.size).toBe(Buffer.byteLength(text));
-    // Up to the first cold column's name: hashes, sizes, mtimes and roles are not read.
-    expect(read.bytes.length).toBe(text.indexOf('\n"skipped":') + '\n"skipped":'.length);
+    // Up to the first cold column's name after the skipped files: hashes, sizes, mtimes and roles are not read.
+    expect(read.bytes.length).toBe(text.indexOf('\n"role":') + '\n"role":'.length);
     const fromFile = parseHeadLines(read)!.files!;
     const whole = parseHeadLines(Buffer.from(text))!.files!;
     expect(fromFile.rowsView().start).toEqual(whole.rowsView().start);
@@ -120,5 +120,35 @@ describe('hot number columns read without JSON.parse (wholeNumbers)', () => {
     const fast = parseHeadLines(Buffer.from(text))!.files!;
     expect(fast.rowsView().chunkCount).toBeInstanceOf(Float64Array);
     for (const path of Object.keys(rows)) expect(fast.get(path)).toEqual(FileTable.decode((JSON.parse(text) as { files: unknown }).files)!.get(path));
+  });
+});
+
+describe('the skipped files, read with the hot columns', () => {
+  /** parseHeadLines over `text` whose cold part is read through rest(): counted. */
+  const counted = (text: string): { files: FileTable; reads: () => number } => {
+    const all = Buffer.from(text);
+    let reads = 0;
+    const read = readHeadFileLike(all, () => reads++);
+    return { files: parseHeadLines(read)!.files!, reads: () => reads };
+  };
+  const readHeadFileLike = (all: Buffer, onRest: () => void): Parameters<typeof parseHeadLines>[0] => {
+    const stop = all.indexOf('\n"role":') + '\n"role":'.length;
+    return { bytes: all.subarray(0, stop), size: all.length, tail: all.toString('latin1', all.length - 3), rest: (from: number) => (onRest(), all.subarray(from)) };
+  };
+
+  it('none skipped: said without reading the cold columns', () => {
+    const none = Object.fromEntries(Object.entries(rows).filter(([, e]) => !e.skipped));
+    const { files, reads } = counted(headText({ ...head(), files: FileTable.fromEntries(none) }));
+    expect(files.skippedFiles()).toEqual([]);
+    expect(reads()).toBe(0);
+    expect(files.get('src/z.ts')!.sha256).toBe(hash('b'));
+    expect(reads()).toBe(1);
+  });
+
+  it('some skipped: their sizes from the cold columns, which keep the skipped reasons', () => {
+    const { files, reads } = counted(headText(head()));
+    expect(files.skippedFiles()).toEqual([{ path: 'README.md', reason: 'too-large', size: 5_000_000 }]);
+    expect(reads()).toBe(1);
+    expect(files.get('README.md')!.skipped).toBe('too-large');
   });
 });

@@ -99,6 +99,9 @@ export class FileTable {
    */
   listingDigest: string | null = null;
 
+  /** Known from the hot columns that no file was skipped (decodeSplit); set() clears it. */
+  private noneSkipped = false;
+
   private constructor(
     private cols: Columns | null,
     private map: Map<string, FileEntry> | null,
@@ -168,6 +171,9 @@ export class FileTable {
     };
     const table = new FileTable({ path, chunkCount, seg, rows, cold: loadCold, ...(start ? { start } : {}) } as Columns, null);
     table.listingDigest = typeof c.listing === 'string' ? c.listing : null;
+    // Read with the hot columns (head-file.ts): no file skipped needs no cold column to say so.
+    const skipped = (hot as { skipped?: unknown }).skipped;
+    table.noneSkipped = typeof skipped === 'object' && skipped !== null && !Array.isArray(skipped) && Object.keys(skipped).length === 0;
     return table;
   }
 
@@ -259,6 +265,7 @@ export class FileTable {
       for (const [path, e] of this.map) if (e.skipped) out.push({ path, reason: e.skipped, size: e.size });
       return out;
     }
+    if (this.noneSkipped) return [];
     const rows = this.cols!.rows.all();
     const c = this.cold();
     return Object.entries(c.skipped)

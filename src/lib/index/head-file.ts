@@ -16,7 +16,12 @@ import { openRegular } from './regular-file.js';
 
 const FILES_OPEN = ',"files":{';
 const NEWLINE = 0x0a;
-const COLD: ReadonlySet<string> = new Set(COLD_COLUMNS);
+/**
+ * Where a reader stops: the cold columns but `skipped`, the first of them on disk and small (only
+ * the skipped files' paths), read with the hot ones: a cold search asks whether any file was
+ * skipped, and the answer (usually none) then needs neither sizes nor the rest.
+ */
+const COLD: ReadonlySet<string> = new Set(COLD_COLUMNS.filter((c) => c !== 'skipped'));
 /** Column order on disk: hot first, so the cold ones are one run of bytes at the end. */
 const ORDER: readonly (keyof FileColumns)[] = ['path', 'chunkCount', 'seg', 'start', 'listing', ...COLD_COLUMNS];
 
@@ -217,7 +222,8 @@ export function parseHeadLines(read: Buffer | HeadBytes): { fields: Record<strin
   }
   const coldText = (): unknown => {
     const cold = coldFrom < 0 ? null : h.rest(coldFrom);
-    return cold ? (JSON.parse(`{${cold.toString('utf8', 0, cold.lastIndexOf('\n}}'))}}`) as unknown) : null;
+    const v = cold ? (JSON.parse(`{${cold.toString('utf8', 0, cold.lastIndexOf('\n}}'))}}`) as unknown) : null;
+    return v !== null && typeof v === 'object' && !('skipped' in v) && 'skipped' in hot ? { ...v, skipped: hot.skipped } : v;
   };
   const files = FileTable.decodeSplit(hot, coldText);
   return { fields: fields as Record<string, unknown>, files };
