@@ -1,4 +1,4 @@
-import { mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -84,6 +84,22 @@ describe('head.json read from its file up to the cold columns (readHeadFile)', (
     renameSync(`${file}.tmp`, file);
     const path = Object.keys(big)[123]!;
     expect(files.get(path)).toEqual(big[path]);
+  });
+
+  it('keeps the file open only for a head larger than one piece, until its cold columns are read', () => {
+    const open = (): number => readdirSync('/proc/self/fd').length;
+    const small = join(dir, 'small.json');
+    writeFileSync(small, headText(head()));
+    const before = open();
+    const read = readHeadFile(small);
+    expect(open()).toBe(before);
+    expect(parseHeadLines(read)!.files!.get('src/z.ts')!.sha256).toBe(hash('b'));
+    const large = join(dir, 'large.json');
+    writeFileSync(large, headText(bigHead()));
+    const files = parseHeadLines(readHeadFile(large))!.files!;
+    expect(open()).toBe(before + 1);
+    files.get(Object.keys(big)[0]!);
+    expect(open()).toBe(before);
   });
 
   it('reads a head written whole (before lines) whole, and finds a head cut short damaged', () => {

@@ -144,9 +144,10 @@ export function readHeadFile(file: string): HeadBytes {
       }
       scanFrom = at;
     }
-    if (coldAt < 0) {
+    // Read whole already (a small head, one piece): nothing to keep the file open for.
+    if (coldAt < 0 || got === size) {
       close();
-      return wholeBytes(buf.subarray(0, got));
+      return coldAt < 0 || got < size ? wholeBytes(buf.subarray(0, got)) : { ...wholeBytes(buf), bytes: buf.subarray(0, coldAt) };
     }
     const tailBytes = Buffer.alloc(Math.min(3, size));
     fill(fd, tailBytes, size - tailBytes.length, tailBytes.length, 0);

@@ -180,6 +180,9 @@ export class SegmentWriter {
 
 const idDigestOf = (p: { text: string; offsets: Uint32Array }): Buffer => digestIds(p.text, p.offsets);
 
+/** Records files larger than this are left on disk by a search (SegmentRecords.open). */
+const RECORDS_ON_DISK_FROM = 1 << 20;
+
 /**
  * A segment's records, decoded lazily; null when missing or damaged. `onDisk`: left in the file,
  * each record read when asked for (what a search wants, SegmentRecords.open); else read whole.
@@ -189,6 +192,7 @@ async function openRecords(root: string, topic: string, gen: number, onDisk = fa
   // Records a search left on disk are read whole for anyone else (a verifying sync checks them all).
   if (cached && (onDisk || !cached.records.onDisk)) return cached.records;
   const file = segmentFile(root, topic, gen, 'rec');
+  // A small file is read whole: no descriptor kept open for a few hundred KB.
   if (onDisk) {
     let opened: { fd: number; size: number };
     try {
@@ -196,7 +200,8 @@ async function openRecords(root: string, topic: string, gen: number, onDisk = fa
     } catch {
       return null;
     }
-    return SegmentRecords.open(gen, opened.fd, opened.size);
+    if (opened.size > RECORDS_ON_DISK_FROM) return SegmentRecords.open(gen, opened.fd, opened.size);
+    closeSync(opened.fd);
   }
   const bytes = readRegularOrNull(file);
   return bytes ? SegmentRecords.decode(gen, bytes) : null;
