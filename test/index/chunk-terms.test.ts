@@ -39,7 +39,7 @@ async function throughPipeline(pool: ChunkPool, files: [string, string][]): Prom
   try {
     for (const [path, text] of files) await pipeline.add(path, entryOf(path), text);
     const seg = await pipeline.finish();
-    return { lex: Buffer.from(encodeSegment(seg!)), records: JSON.stringify([pipeline.fresh, Object.fromEntries(entries.entries())]) };
+    return { lex: Buffer.from(encodeSegment(seg!.finish())), records: JSON.stringify([pipeline.fresh, Object.fromEntries(entries.entries())]) };
   } finally {
     await pool.close();
   }

@@ -62,6 +62,16 @@ describe('segment records', () => {
     expect(decode(bytes)!.digest.equals(digestIds(other.join(''), offsets))).toBe(false);
   });
 
+  it('carry that digest past the encoder\'s growth steps and hash batches (9,000 records)', () => {
+    // The digest is taken as records arrive: its offsets grow with the columns, ids hashed in batches.
+    const many = recordsOf(Array.from({ length: 900 }, (_, i): [string, number] => [`dir-${i}/Größe-${i}.md`, 10]));
+    const ids = many.map((r) => r.id);
+    const offsets = new Uint32Array(ids.length + 1);
+    ids.forEach((id, i) => (offsets[i + 1] = offsets[i]! + id.length));
+    expect(ids.length).toBe(9000);
+    expect(decode(encodeRecords(GEN, many))!.digest.equals(digestIds(ids.join(''), offsets))).toBe(true);
+  });
+
   it('an empty segment round-trips', () => {
     expect(decode(encodeRecords(GEN, []))!.all()).toEqual([]);
   });

@@ -7,7 +7,7 @@
  */
 import { applyExpansions, type Expansion } from '../chunking/includes.js';
 import { BATCH, type ChunkedFile, type ChunkPool } from '../chunking/pool.js';
-import { type Bm25Segment, SegmentBuilder } from './bm25/index.js';
+import { SegmentBuilder, type SpillOptions } from './bm25/segment.js';
 import type { FileEntry, FileTable } from './file-table.js';
 import { type ChunkRecord, lexicalDocOf } from './segments.js';
 
@@ -23,8 +23,8 @@ const AHEAD = 12 * BATCH;
 export class ChunkPipeline {
   /** Every chunk record so far, in doc order (unless a sink takes them). */
   readonly fresh: ChunkRecord[] = [];
-  /** Dropped by finish(): its term maps are garbage once the segment is assembled. */
-  private lex: SegmentBuilder | null = new SegmentBuilder();
+  /** Handed over by finish(). */
+  private lex: SegmentBuilder | null;
   private readonly inFlight: { path: string; entry: FileEntry; chunks: Promise<ChunkedFile> | null; includes?: { text: string; expansions: Expansion[] } }[] = [];
   /** Chunk records finished so far. */
   private count = 0;
@@ -36,7 +36,11 @@ export class ChunkPipeline {
     private readonly files: FileTable,
     /** Takes each record in doc order instead of `fresh`, which then stays empty. */
     private readonly sink: (r: ChunkRecord) => void = (r) => this.fresh.push(r),
-  ) {}
+    /** Where the BM25 build spills its postings past a run's worth (bm25/spill.ts). */
+    spill?: SpillOptions,
+  ) {
+    this.lex = new SegmentBuilder(undefined, spill);
+  }
 
   /**
    * One file, in order: `text` is null for a file that gets no chunks (binary, too large).
@@ -50,13 +54,23 @@ export class ChunkPipeline {
     if (this.inFlight.length > AHEAD * Math.max(1, this.pool.threads)) await this.finishOne();
   }
 
-  /** Finishes every file still in flight; the BM25 segment of the records, or null when there are none. */
-  async finish(): Promise<Bm25Segment | null> {
+  /**
+   * Finishes every file still in flight; the BM25 build of the records, done (to finish or write:
+   * SegmentWriter.finish), or null when there are none.
+   */
+  async finish(): Promise<SegmentBuilder | null> {
     this.pool.flush(); // the last files may sit in a batch not sent yet
     while (this.inFlight.length > 0) await this.finishOne();
     const lex = this.lex!;
     this.lex = null;
-    return this.count > 0 ? lex.finish() : null;
+    if (this.count > 0) return lex;
+    lex.discard();
+    return null;
+  }
+
+  /** Removes what the BM25 build spilled, when the segment will not be written. */
+  discard(): void {
+    this.lex?.discard();
   }
 
   private async finishOne(): Promise<void> {

@@ -2,7 +2,7 @@
  * The layout of a segment's records file (seg-<g>.rec, described in segment-records.ts) and its
  * writer; the reader is segment-records.ts.
  */
-import { createHash } from 'node:crypto';
+import { createHash, type Hash } from 'node:crypto';
 
 import type { Chunk } from '../chunking/types.js';
 
@@ -44,10 +44,11 @@ export function digestIds(text: string, offsets: Uint32Array): Buffer {
   return createHash('sha256').update(text).update(le).digest();
 }
 
-function idsDigest(ids: readonly string[]): Buffer {
-  const offsets = new Uint32Array(ids.length + 1);
-  for (let i = 0; i < ids.length; i++) offsets[i + 1] = offsets[i]! + ids[i]!.length;
-  return digestIds(ids.join(''), offsets);
+/** digestIds finished from a hash that has had the ids' text (a copy: the encoder may encode again). */
+function idsDigestOf(textHash: Hash, offsets: Uint32Array): Buffer {
+  const le = LITTLE_ENDIAN ? new Uint8Array(offsets.buffer, offsets.byteOffset, offsets.byteLength) : Buffer.alloc(offsets.length * 4);
+  if (!LITTLE_ENDIAN) offsets.forEach((v, i) => (le as Buffer).writeUInt32LE(v, 4 * i));
+  return textHash.copy().update(le).digest();
 }
 
 /** Pure: the records (in doc order, all of generation `gen`) as bytes. */
@@ -68,13 +69,21 @@ export type RecordFields = Omit<StoredChunk, 'seg'>;
 export class RecordsEncoder {
   private readonly strings: string[] = [];
   private readonly numbers = new Map<string, number>();
-  private readonly ids: string[] = [];
+  /**
+   * The ids' digest as it goes (digestIds: their text, then their offsets): a string kept per
+   * record until encode() was ~50 MB of a million-chunk create.
+   */
+  private readonly idHash = createHash('sha256');
+  private idEnds = new Uint32Array(1025); // one more than the columns: offsets count + 1
+  /** Ids not hashed yet: hashed 4,096 at a time (a hash update per id cost ~1 µs). */
+  private idsPending: string[] = [];
+  private n = 0;
   private cols = COLUMNS.map(() => new Uint32Array(1024));
   private offs = new Float64Array(1024);
   private textBytes = 0;
 
   get count(): number {
-    return this.ids.length;
+    return this.n;
   }
 
   private intern(s: string): number {
@@ -88,10 +97,11 @@ export class RecordsEncoder {
   }
 
   add(r: RecordFields): void {
-    const i = this.ids.length;
+    const i = this.n;
     if (i === this.offs.length) {
       this.cols = this.cols.map((c) => grown(c, new Uint32Array(2 * i)));
       this.offs = grown(this.offs, new Float64Array(2 * i));
+      this.idEnds = grown(this.idEnds, new Uint32Array(2 * i + 1));
     }
     const c = this.cols;
     // Strings are numbered in this order (path, role, title, symbol, kind, language, hash).
@@ -108,11 +118,20 @@ export class RecordsEncoder {
     c[COL.len]![i] = r.len;
     this.offs[i] = r.off;
     this.textBytes += r.len;
-    this.ids.push(r.id);
+    this.idsPending.push(r.id);
+    if (this.idsPending.length === 4096) this.hashPending();
+    this.idEnds[i + 1] = this.idEnds[i]! + r.id.length;
+    this.n++;
+  }
+
+  private hashPending(): void {
+    this.idHash.update(this.idsPending.join(''));
+    this.idsPending = [];
   }
 
   /** The records added so far as bytes, all of generation `gen`. */
   encode(gen: number): Uint8Array {
+    this.hashPending();
     const { strings, count } = this;
     const cols = this.cols.map((c) => c.subarray(0, count));
     const runs: number[] = [];
@@ -130,7 +149,7 @@ export class RecordsEncoder {
     [RECORDS_FORMAT, count, strings.length, stringOffsets[strings.length]!, runs.length / 2].forEach((v, i) => out.writeUInt32LE(v, 8 + 4 * i));
     out.writeDoubleLE(gen, 32);
     out.writeDoubleLE(this.textBytes, 40);
-    idsDigest(this.ids).copy(out, 48);
+    idsDigestOf(this.idHash, this.idEnds.subarray(0, count + 1)).copy(out, 48);
     putLE(out, L.off, this.offs.subarray(0, count));
     cols.forEach((c, k) => putLE(out, L.columns + 4 * k * count, c));
     putLE(out, L.runs, Uint32Array.from(runs));

@@ -88,6 +88,14 @@ export async function writeSegment(root: string, topic: string, gen: number, chu
   }
 }
 
+/** A BM25 build handed over whole (bm25/segment.ts SegmentBuilder): one that spilled is written to its file. */
+export interface LexBuild {
+  readonly spilled: boolean;
+  finish(): Bm25Segment;
+  writeFile(file: string): void;
+  discard(): void;
+}
+
 /** Bytes of the text buffer the writer fills and reuses. */
 const TEXT_PIECE = 1 << 20;
 
@@ -138,11 +146,14 @@ export class SegmentWriter {
 
   /**
    * Completes the text file, then writes records and `lex` (the BM25 segment of exactly the
-   * added chunks, in order) and returns the segment.
+   * added chunks, in order, or its build) and returns the segment. A build that spilled its
+   * postings writes its file itself; the segment then reads them from there, as a search does.
    */
-  async finish(lex: Bm25Segment): Promise<Segment> {
-    const { encodeSegmentParts } = await import('./bm25/index.js');
+  async finish(lex: Bm25Segment | LexBuild): Promise<Segment> {
+    const { encodeSegmentParts, openSegmentFile } = await import('./bm25/index.js');
     const { root, topic, gen } = this;
+    const lexFile = segmentFile(root, topic, gen, 'lex');
+    if ('writeFile' in lex && !lex.spilled) lex = lex.finish();
     this.flush();
     closeSync(this.fd!);
     this.fd = null;
@@ -150,7 +161,18 @@ export class SegmentWriter {
     this.tmp = null;
     const recordBytes = this.records.encode(gen);
     await writeFileAtomic(segmentFile(root, topic, gen, 'rec'), recordBytes);
-    await writeFileAtomic(segmentFile(root, topic, gen, 'lex'), encodeSegmentParts(lex));
+    if ('writeFile' in lex) {
+      const tmp = tempName(lexFile);
+      try {
+        lex.writeFile(tmp);
+        renameSync(tmp, lexFile);
+      } catch (err) {
+        rmSync(tmp, { force: true });
+        lex.discard();
+        throw err;
+      }
+      lex = openSegmentFile(lexFile);
+    } else await writeFileAtomic(lexFile, encodeSegmentParts(lex));
     const seg = { gen, records: SegmentRecords.decode(gen, Buffer.from(recordBytes.buffer, recordBytes.byteOffset, recordBytes.byteLength))!, lex };
     remember(root, topic, seg);
     return seg;

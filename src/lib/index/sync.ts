@@ -11,7 +11,7 @@ import { isValidTopicId } from '../store/model.js';
 import { referencesDir } from '../store/root-path.js';
 import { listTopicIds, readManifest } from '../store/topic-files.js';
 import { compactSegments } from './compact.js';
-import { INDEX_FORMAT, indexDir, readMeta, topicsIndexDir, writeMeta } from './layout.js';
+import { INDEX_FORMAT, indexDir, readMeta, tempName, topicsIndexDir, writeMeta } from './layout.js';
 import { withIndexLock } from '../lock.js';
 import { crashPoint } from '../mutation/crash.js';
 import { holdPoint } from '../hold.js';
@@ -22,7 +22,7 @@ import type { FileEntry } from './file-table.js';
 import { listingByFind } from './listing-prefetch.js';
 import { refreshManifestLines } from './manifest-lines.js';
 import { chunkIdsOf, diffByStat, hashFile, listTopicFilesVia, looksBinary, sha256Hex, stampListing } from './scan.js';
-import { saveSegmentLex, SegmentWriter } from './segments.js';
+import { saveSegmentLex, segmentFile, SegmentWriter } from './segments.js';
 import {
   emptyHead,
   forgetTopicIndex,
@@ -261,6 +261,7 @@ async function syncTopic(ctx: Ctx, id: string): Promise<TopicSyncCounts> {
   counts.removed = diff.removed.length;
 
   let segment: SegmentWriter | null = null;
+  let lexBuild: { discard(): void } | null = null;
   try {
     const dropped: string[] = [];
     for (const path of rebuild ? [] : diff.removed) {
@@ -284,7 +285,9 @@ async function syncTopic(ctx: Ctx, id: string): Promise<TopicSyncCounts> {
     const writer = (segment = new SegmentWriter(root, id, gen));
     crashPoint('index:writing'); // the text file is open under its temporary name
     await holdPoint('index:writing');
-    const pipeline = new ChunkPipeline(pool, gen, next.files, (r) => writer.add(r));
+    // A large create's postings go to run files beside the segment while it is built.
+    const spill = { prefix: tempName(segmentFile(root, id, gen, 'lex')) };
+    const pipeline = (lexBuild = new ChunkPipeline(pool, gen, next.files, (r) => writer.add(r), spill));
     let built;
     try {
       let done = 0;
@@ -317,6 +320,7 @@ async function syncTopic(ctx: Ctx, id: string): Promise<TopicSyncCounts> {
         await pipeline.add(path, entry, text, page?.expansions);
       }
       built = await pipeline.finish();
+      lexBuild = built;
     } finally {
       await pool.close();
     }
@@ -344,6 +348,7 @@ async function syncTopic(ctx: Ctx, id: string): Promise<TopicSyncCounts> {
     await saveHead(root, id, next);
   } catch (err) {
     segment?.abort();
+    lexBuild?.discard();
     forgetTopicIndex(root, id); // the in-memory state may be half-updated
     throw err;
   }

@@ -350,8 +350,9 @@ async function removeUnreferenced(root: string, id: string, head: TopicHead): Pr
     const seg = /^seg-(\d+)\.(rec|json|txt|lex)$/.exec(n);
     if (seg && !keep.has(Number(seg[1]))) await removeSegmentFiles(root, id, Number(seg[1]));
     // A segment file a killed sync left half written (the text file is written during the whole
-    // chunking): its writer is gone, so nothing will finish or remove it.
-    const tmp = /^seg-\d+\.(rec|txt|lex)\.tmp-(\d+)-\d+$/.exec(n);
+    // chunking), or a run of postings it spilled (`.run-<n>`, bm25/spill.ts): its writer is gone,
+    // so nothing will finish or remove it.
+    const tmp = /^seg-\d+\.(rec|txt|lex)\.tmp-(\d+)-\d+(\.run-\d+)?$/.exec(n);
     if (tmp && Number(tmp[2]) !== process.pid && !pidAlive(Number(tmp[2]))) await rm(join(dir, n), { force: true });
     if (/^ann-\d+\.hnsw$/.test(n) && n !== `ann-${head.ann}.hnsw`) await rm(join(dir, n), { force: true });
     // Files of the previous (single-file) layout.

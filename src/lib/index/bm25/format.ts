@@ -99,6 +99,45 @@ function littleEndianBytes(arr: Uint32Array | Float32Array): Uint8Array {
  */
 export function encodeSegmentParts(seg: Bm25Segment): Uint8Array[] {
   const s = withPostings(segmentData(seg));
+  const postings = s.postDocs.length;
+  const { head, idBytes, termBytes, at: L } = encodeFront({ ...frontOf(s), postings });
+  const zeros = (n: number): Uint8Array => new Uint8Array(n);
+  return [
+    head,
+    littleEndianBytes(s.postDocs),
+    zeros(L.postTf - (L.postDocs + 4 * postings)),
+    littleEndianBytes(s.postTf),
+    zeros(L.ids - (L.postTf + 4 * postings)),
+    idBytes,
+    termBytes,
+  ].filter((part) => part.byteLength > 0);
+}
+
+/** Everything of a segment but its postings, and how many postings it has. */
+export interface SegmentFrontParts {
+  docCount: number;
+  termCount: number;
+  postings: number;
+  fieldWeights: Float64Array;
+  docLen: Float32Array;
+  idText: string;
+  idOffsets: Uint32Array;
+  terms: string;
+  termOffsets: Uint32Array;
+  postStart: Uint32Array;
+}
+
+function frontOf(s: SegmentData): Omit<SegmentFrontParts, 'postings'> {
+  const { docCount, termCount, fieldWeights, docLen, idText, idOffsets, terms, termOffsets, postStart } = s;
+  return { docCount, termCount, fieldWeights, docLen, idText, idOffsets, terms, termOffsets, postStart };
+}
+
+/**
+ * The bytes of a segment before its postings (header to postStart, padding included), the ids' and
+ * terms' UTF-8, and where each section goes: a build that spilled its postings writes them
+ * itself, in between (spill.ts).
+ */
+export function encodeFront(s: SegmentFrontParts): { head: Uint8Array; idBytes: Uint8Array; termBytes: Uint8Array; at: Layout } {
   const joinedIds = s.idText;
   // Offsets are UTF-16 units of the decoded text: a lone surrogate would not survive UTF-8.
   if (LONE_SURROGATE.test(joinedIds) || LONE_SURROGATE.test(s.terms)) {
@@ -107,7 +146,7 @@ export function encodeSegmentParts(seg: Bm25Segment): Uint8Array[] {
   const enc = new TextEncoder();
   const idBytes = enc.encode(joinedIds);
   const termBytes = enc.encode(s.terms);
-  const postings = s.postDocs.length;
+  const { postings } = s;
   const L = layout(s.docCount, s.termCount, postings, s.fieldWeights.length, idBytes.length, termBytes.length);
   // Everything before the postings, padding included, in one small buffer.
   const head = new Uint8Array(L.postDocs);
@@ -121,16 +160,7 @@ export function encodeSegmentParts(seg: Bm25Segment): Uint8Array[] {
   put(head, view, L.idOffsets, s.idOffsets);
   put(head, view, L.termOffsets, s.termOffsets);
   put(head, view, L.postStart, s.postStart);
-  const zeros = (n: number): Uint8Array => new Uint8Array(n);
-  return [
-    head,
-    littleEndianBytes(s.postDocs),
-    zeros(L.postTf - (L.postDocs + 4 * postings)),
-    littleEndianBytes(s.postTf),
-    zeros(L.ids - (L.postTf + 4 * postings)),
-    idBytes,
-    termBytes,
-  ].filter((part) => part.byteLength > 0);
+  return { head, idBytes, termBytes, at: L };
 }
 
 /** `s` with every posting in memory: a segment opened from a file (segment-file.ts) reads the rest. */
