@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import type { Embedder } from '../embedding/types.js';
 import { isValidTopicId } from '../store/model.js';
 import { referencesDir } from '../store/root-path.js';
-import { listTopicIds, readManifest } from '../store/topic-files.js';
+import { listTopicIds, readManifest, readManifestRoles } from '../store/topic-files.js';
 import { compactSegments } from './compact.js';
 import { INDEX_FORMAT, indexDir, readMeta, tempName, topicsIndexDir, writeMeta } from './layout.js';
 import { withIndexLock } from '../lock.js';
@@ -275,7 +275,7 @@ async function syncTopic(ctx: Ctx, id: string): Promise<TopicSyncCounts> {
     // A file keeps its role when it changes; only new files need the manifest (10k lines: ~50 ms).
     const needManifest = toIndex.some((p) => !next.files.has(p));
     // Roles only: the whole records (hashes, URLs, dates) stayed alive through the chunking.
-    const roles = new Map(needManifest ? (await readManifest(dir)).map((r) => [r.path, r.role]) : []);
+    const roles = needManifest ? await readManifestRoles(dir) : new Map<string, FileEntry['role']>();
     const { isProsePath, roleForPath } = await import('../chunking/index.js');
     const { startChunkPool } = await import('../chunking/pool.js');
     const { ChunkPipeline } = await import('./chunk-pipeline.js');

@@ -14,7 +14,7 @@ import { statOrNull } from '../file-memo.js';
 import { pidAlive } from '../process.js';
 import type { AnnIndex } from './ann.js';
 import { FileTable } from './file-table.js';
-import { type HeadBytes, headText, parseHeadLines, readHeadFile } from './head-file.js';
+import { type HeadBytes, headPieces, parseHeadLines, readHeadFile } from './head-file.js';
 import { isRecord, topicIndexDir, writeFileAtomic } from './layout.js';
 import { LiveChunks } from './live-chunks.js';
 import { TkomaError } from '../errors.js';
@@ -337,7 +337,7 @@ export async function searchLexicalAcross(
 export async function saveHead(root: string, id: string, head: TopicHead): Promise<void> {
   // The assembled index of the old head is stale either way; the next load reuses cached segments.
   memo.delete(memoKey(root, id));
-  await writeFileAtomic(headFile(root, id), headText(head as unknown as Parameters<typeof headText>[0]));
+  await writeFileAtomic(headFile(root, id), headPieces(head as unknown as Parameters<typeof headPieces>[0]));
   await primeHeadCache(root, id, head);
   await removeUnreferenced(root, id, head);
 }
@@ -363,7 +363,7 @@ async function removeUnreferenced(root: string, id: string, head: TopicHead): Pr
 
 /** Rewrites only the head (stat refreshes: same content, new mtime). */
 export async function saveHeadOnly(root: string, id: string, head: TopicHead): Promise<void> {
-  await writeFileAtomic(headFile(root, id), headText(head as unknown as Parameters<typeof headText>[0]));
+  await writeFileAtomic(headFile(root, id), headPieces(head as unknown as Parameters<typeof headPieces>[0]));
   const cached = memo.get(memoKey(root, id));
   if (cached && cached.head.generation === head.generation) cached.head = head;
 }

@@ -11,7 +11,7 @@ import type { Role } from '../chunking/types.js';
 import { TkomaError } from '../errors.js';
 import { statOrNull } from '../file-memo.js';
 import { parseTopicMd, serializeTopicMd, shallowCopyFront } from './frontmatter.js';
-import { parsePathRecord, pathRecordsText, readPathRecords } from './path-records.js';
+import { eachPathRecord, parsePathRecord, pathRecordsPieces, readPathRecords } from './path-records.js';
 import { isValidTopicId, type TopicFront } from './model.js';
 import { referencesDir } from './root-path.js';
 import { SKIPPED_FILE } from './skipped.js';
@@ -185,7 +185,7 @@ export async function loadAllTopics(root: string): Promise<{ topics: LoadedTopic
   return { topics, broken };
 }
 
-async function writeAtomic(file: string, content: string): Promise<void> {
+async function writeAtomic(file: string, content: string | Iterable<Buffer>): Promise<void> {
   const tmp = `${file}.tmp-${process.pid}-${Date.now()}`;
   await writeFile(tmp, content);
   await rename(tmp, file);
@@ -223,7 +223,22 @@ export function parseManifestLine(line: string): FileRecord | null {
 }
 
 export async function writeManifest(dir: string, records: FileRecord[]): Promise<void> {
-  await writeAtomic(join(dir, MANIFEST_FILE), pathRecordsText(records));
+  await writeAtomic(join(dir, MANIFEST_FILE), pathRecordsPieces(records));
+}
+
+/**
+ * Each manifest path's role, read a piece at a time: what a sync needs of the manifest, without
+ * every record of a large topic in memory (690k records held ~400 MB at a million chunks).
+ */
+export async function readManifestRoles(dir: string): Promise<Map<string, FileRecord['role']>> {
+  const roles = new Map<string, FileRecord['role']>();
+  const names = new Map<string, FileRecord['role']>(); // one copy of each role name
+  await eachPathRecord<FileRecord>(join(dir, MANIFEST_FILE), (r) => {
+    let role = names.get(r.role);
+    if (role === undefined) names.set(r.role, (role = r.role));
+    roles.set(r.path, role);
+  });
+  return roles;
 }
 
 /**
