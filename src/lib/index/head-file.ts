@@ -8,11 +8,11 @@
  * At 300k chunks head.json is 28.8 MB and parsing it whole took an MCP server's first answer
  * ~2.6 s on a loaded machine.
  */
-import { closeSync, readSync } from 'node:fs';
+import { closeSync } from 'node:fs';
 
 import type { FileColumns } from './file-table.js';
 import { COLD_COLUMNS, FileTable } from './file-table.js';
-import { openRegular } from './regular-file.js';
+import { closeWhenCollected, openRegular, readFully } from './regular-file.js';
 
 const FILES_OPEN = ',"files":{';
 const NEWLINE = 0x0a;
@@ -101,24 +101,7 @@ const wholeBytes = (bytes: Buffer): HeadBytes => ({ bytes, size: bytes.length, t
 /** Read pieces: a search reads head.json up to its cold columns (9 of 28.8 MB at 300k chunks). */
 const PIECE = 1 << 20;
 
-const closer = new FinalizationRegistry<number>((fd) => {
-  try {
-    closeSync(fd);
-  } catch {
-    // already closed
-  }
-});
-
-/** `n` bytes of `fd` from `pos` into `buf` at `at` (default: at `pos` too); fewer when the file ends first. */
-function fill(fd: number, buf: Buffer, pos: number, n: number, at = pos): number {
-  let got = 0;
-  while (got < n) {
-    const k = readSync(fd, buf, at + got, n - got, pos + got);
-    if (k === 0) break;
-    got += k;
-  }
-  return got;
-}
+const fill = readFully;
 
 /**
  * head.json read up to its cold columns: the rest stays in the file, open, until a caller asks
@@ -179,7 +162,7 @@ export function readHeadFile(file: string): HeadBytes {
         }
       },
     };
-    closer.register(out, fd);
+    closeWhenCollected(out, fd);
     return out;
   } catch (err) {
     close();

@@ -23,17 +23,42 @@ export function openRegular(file: string): { fd: number; size: number } {
   }
 }
 
+/**
+ * `n` bytes of `fd` from `pos` into `buf` at `at` (default: at `pos` too); returns how many were
+ * read, fewer when the file ends first. Throws what readSync throws.
+ */
+export function readFully(fd: number, buf: Uint8Array, pos: number, n: number, at = pos): number {
+  let got = 0;
+  while (got < n) {
+    const k = readSync(fd, buf, at + got, n - got, pos + got);
+    if (k === 0) break;
+    got += k;
+  }
+  return got;
+}
+
+const closer = new FinalizationRegistry<number>((fd) => {
+  try {
+    closeSync(fd);
+  } catch {
+    // already closed by its owner
+  }
+});
+
+/**
+ * Closes `fd` once `owner` is garbage: index files a search reads by position stay open while
+ * their reader lives (a later rename over the path does not change what it reads).
+ */
+export function closeWhenCollected(owner: object, fd: number): void {
+  closer.register(owner, fd);
+}
+
 /** The whole of a regular file, read up to the size it had when opened. */
 export function readRegular(file: string): Buffer {
   const { fd, size } = openRegular(file);
   try {
     const buf = Buffer.allocUnsafe(size);
-    let got = 0;
-    while (got < size) {
-      const n = readSync(fd, buf, got, size - got, got);
-      if (n === 0) break;
-      got += n;
-    }
+    const got = readFully(fd, buf, 0, size);
     return got === size ? buf : buf.subarray(0, got);
   } finally {
     closeSync(fd);

@@ -20,8 +20,9 @@
  * header now, each record it asks for by positional reads, each string checked as it is read.
  */
 import { isUtf8 } from 'node:buffer';
-import { closeSync, readSync } from 'node:fs';
+import { closeSync } from 'node:fs';
 
+import { closeWhenCollected, readFully } from './regular-file.js';
 import { COL, COLUMNS, type Column, f64s, HEADER, layout, MAGIC, RECORDS_FORMAT, type StoredChunk, u32s } from './segment-records-format.js';
 
 export { digestIds, encodeRecords, RECORDS_FORMAT, type RecordFields, RecordsEncoder, type StoredChunk } from './segment-records-format.js';
@@ -67,29 +68,14 @@ interface OnDisk {
   runs: number;
 }
 
-const closer = new FinalizationRegistry<number>((fd) => {
-  try {
-    closeSync(fd);
-  } catch {
-    // already closed
-  }
-});
-
 /** `length` bytes at `position` of `fd`, or null when the file ends first or cannot be read. */
 function readAt(fd: number, length: number, position: number): Buffer | null {
   const out = Buffer.alloc(length);
-  let got = 0;
-  while (got < length) {
-    let n: number;
-    try {
-      n = readSync(fd, out, got, length - got, position + got);
-    } catch {
-      return null;
-    }
-    if (n === 0) return null;
-    got += n;
+  try {
+    return readFully(fd, out, position, length, 0) === length ? out : null;
+  } catch {
+    return null;
   }
-  return out;
 }
 
 /** The header's numbers: null when `head` is not a records header of generation `gen` for a file of `size` bytes. */
@@ -187,7 +173,7 @@ export class SegmentRecords {
       return null;
     }
     const records = new SegmentRecords(gen, h.count, h.textBytes, Buffer.from(head!.subarray(48, 80)), null, { fd, L: h.L, strings: h.strings, runs: h.runCount }, h.strings);
-    closer.register(records, fd);
+    closeWhenCollected(records, fd);
     return records;
   }
 

@@ -11,11 +11,11 @@
  * rewritten, so the descriptor keeps reading the bytes the segment was opened from even after a
  * compaction removes the name. It is closed when the segment is garbage collected.
  */
-import { closeSync, readSync } from 'node:fs';
+import { closeSync } from 'node:fs';
 
 import { damaged, decodeFront, decodeTermPostings, HEADER, readHeader, type SegmentFront, type SegmentHeader } from './format.js';
 import { type Bm25Segment, SegmentData } from './segment-data.js';
-import { openRegular } from '../regular-file.js';
+import { closeWhenCollected, openRegular, readFully } from '../regular-file.js';
 
 export interface TermPostings {
   /** Doc numbers, ascending. */
@@ -24,30 +24,18 @@ export interface TermPostings {
   tfs: Float32Array;
 }
 
-const closer = new FinalizationRegistry<number>((fd) => {
-  try {
-    closeSync(fd);
-  } catch {
-    // already closed: nothing to release
-  }
-});
-
 /** `length` bytes at `position`, or DAMAGED_STATE when the file ends first. */
 function readAt(fd: number, length: number, position: number): Uint8Array {
   // Own buffer, offset 0: typed views of it are aligned.
   const out = new Uint8Array(length);
-  let got = 0;
-  while (got < length) {
-    let n: number;
-    try {
-      n = readSync(fd, out, got, length - got, position + got);
-    } catch (err) {
-      // An I/O error is the file's damage too: the caller's repair path handles it.
-      throw damaged(`unreadable (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
-    }
-    if (n === 0) throw damaged('shorter than when it was opened');
-    got += n;
+  let got: number;
+  try {
+    got = readFully(fd, out, position, length, 0);
+  } catch (err) {
+    // An I/O error is the file's damage too: the caller's repair path handles it.
+    throw damaged(`unreadable (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
   }
+  if (got < length) throw damaged('shorter than when it was opened');
   return out;
 }
 
@@ -120,7 +108,7 @@ export function openSegmentFile(file: string): Bm25Segment {
     const front = readAt(fd, h.at.postDocs, 0);
     const texts = readAt(fd, h.at.total - h.at.ids, h.at.ids);
     const seg = new FileSegment(h, decodeFront(h, front, texts), fd);
-    closer.register(seg, fd);
+    closeWhenCollected(seg, fd);
     return seg;
   } catch (err) {
     closeSync(fd);
