@@ -101,7 +101,6 @@ const wholeBytes = (bytes: Buffer): HeadBytes => ({ bytes, size: bytes.length, t
 /** Read pieces: a search reads head.json up to its cold columns (9 of 28.8 MB at 300k chunks). */
 const PIECE = 1 << 20;
 
-const fill = readFully;
 
 /**
  * head.json read up to its cold columns: the rest stays in the file, open, until a caller asks
@@ -118,7 +117,7 @@ export function readHeadFile(file: string): HeadBytes {
   };
   try {
     const buf = Buffer.allocUnsafe(size);
-    let got = fill(fd, buf, 0, Math.min(size, PIECE));
+    let got = readFully(fd, buf, 0, Math.min(size, PIECE));
     let scanFrom = 0;
     let coldAt = -1;
     for (;;) {
@@ -126,14 +125,14 @@ export function readHeadFile(file: string): HeadBytes {
       if (nl < 0) {
         scanFrom = got;
         if (got >= size) break;
-        const n = fill(fd, buf, got, Math.min(size - got, PIECE));
+        const n = readFully(fd, buf, got, Math.min(size - got, PIECE));
         if (n === 0) break;
         got += n;
         continue;
       }
       const at = nl + 1;
       // Enough of the next line to read its name.
-      if (got - at < 64 && got < size) got += fill(fd, buf, got, Math.min(size - got, PIECE));
+      if (got - at < 64 && got < size) got += readFully(fd, buf, got, Math.min(size - got, PIECE));
       const colon = buf[at] === 0x22 ? buf.subarray(0, Math.min(got, at + 64)).indexOf('":', at) : -1;
       if (colon > at && COLD.has(buf.toString('utf8', at + 1, colon))) {
         coldAt = colon + 2;
@@ -147,7 +146,7 @@ export function readHeadFile(file: string): HeadBytes {
       return coldAt < 0 || got < size ? wholeBytes(buf.subarray(0, got)) : { ...wholeBytes(buf), bytes: buf.subarray(0, coldAt) };
     }
     const tailBytes = Buffer.alloc(Math.min(3, size));
-    fill(fd, tailBytes, size - tailBytes.length, tailBytes.length, 0);
+    readFully(fd, tailBytes, size - tailBytes.length, tailBytes.length, 0);
     const out: HeadBytes = {
       bytes: buf.subarray(0, coldAt),
       size,
@@ -156,7 +155,7 @@ export function readHeadFile(file: string): HeadBytes {
         if (!open) return null;
         try {
           const b = Buffer.allocUnsafe(size - from);
-          return fill(fd, b, from, b.length, 0) === b.length ? b : null;
+          return readFully(fd, b, from, b.length, 0) === b.length ? b : null;
         } finally {
           close();
         }
