@@ -4,7 +4,7 @@
  * open; here the open refuses a link (O_NOFOLLOW) without blocking (O_NONBLOCK), the open file is
  * checked to be a regular file, and reads are bounded by its own size.
  */
-import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readSync, writeSync } from 'node:fs';
 
 import { TkomaError } from '../errors.js';
 
@@ -35,6 +35,11 @@ export function readFully(fd: number, buf: Uint8Array, pos: number, n: number, a
     got += k;
   }
   return got;
+}
+
+/** All of `bytes` to `fd` at `position` (null: at the file's current offset), however many writes it takes. */
+export function writeFully(fd: number, bytes: Uint8Array, position: number | null): void {
+  for (let at = 0; at < bytes.length; ) at += writeSync(fd, bytes, at, bytes.length - at, position === null ? null : position + at);
 }
 
 const closer = new FinalizationRegistry<number>((fd) => {

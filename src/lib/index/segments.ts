@@ -13,7 +13,7 @@
  * parsing them with the records cost most of a cold search's time.
  */
 import { createHash } from 'node:crypto';
-import { closeSync, lstatSync, mkdirSync, openSync, readSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, lstatSync, mkdirSync, openSync, readSync, renameSync, rmSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 
@@ -23,7 +23,7 @@ import { lexicalFields } from './lexical-fields.js';
 import { tempName, topicIndexDir, writeFileAtomic } from './layout.js';
 import { digestIds, RecordsEncoder, SegmentRecords, type StoredChunk } from './segment-records.js';
 import type { TopicHead } from './topic-index.js';
-import { openRegular, readRegular, readRegularOrNull } from './regular-file.js';
+import { openRegular, readRegular, readRegularOrNull, writeFully } from './regular-file.js';
 
 export type { StoredChunk } from './segment-records.js';
 
@@ -138,7 +138,7 @@ export class SegmentWriter {
   add(c: ChunkRecord): void {
     const len = Buffer.byteLength(c.text, 'utf8');
     if (this.used + len > TEXT_PIECE && this.used > 0) this.flush();
-    if (len > TEXT_PIECE) this.writeAll(Buffer.from(c.text, 'utf8'));
+    if (len > TEXT_PIECE) writeFully(this.fd!, Buffer.from(c.text, 'utf8'), null);
     else this.used += this.buf.write(c.text, this.used, 'utf8');
     this.records.add({ id: c.id, path: c.path, startLine: c.startLine, endLine: c.endLine, role: c.role, title: c.title, symbol: c.symbol, kind: c.kind, language: c.language, hash: c.hash, off: this.off, len });
     this.off += len;
@@ -191,12 +191,8 @@ export class SegmentWriter {
   }
 
   private flush(): void {
-    if (this.used > 0) this.writeAll(this.buf.subarray(0, this.used));
+    if (this.used > 0) writeFully(this.fd!, this.buf.subarray(0, this.used), null);
     this.used = 0;
-  }
-
-  private writeAll(bytes: Uint8Array): void {
-    for (let at = 0; at < bytes.length; ) at += writeSync(this.fd!, bytes, at, bytes.length - at);
   }
 }
 

@@ -8,7 +8,8 @@ import { closeSync, openSync } from 'node:fs';
 import { TkomaError } from '../../errors.js';
 import { encodeFront, encodeSegmentParts } from './format.js';
 import { type Bm25BuildParams, type Bm25Doc, type Bm25Segment, DEFAULT_BUILD, SegmentData } from './segment-data.js';
-import { mergeRuns, removeRuns, runTotals, writeAll, writeRun } from './spill.js';
+import { mergeRuns, removeRuns, runTotals, writeRun } from './spill.js';
+import { writeFully } from '../regular-file.js';
 import { TermCounter } from './term-count.js';
 
 function checkWeights(weights: readonly number[]): Float64Array {
@@ -226,7 +227,7 @@ export class SegmentBuilder {
     if (!this.spilled) {
       const fd = openSync(file, 'w');
       try {
-        for (const part of encodeSegmentParts(this.finish())) writeAll(fd, part, null);
+        for (const part of encodeSegmentParts(this.finish())) writeFully(fd, part, null);
       } finally {
         closeSync(fd);
       }
@@ -258,13 +259,13 @@ export class SegmentBuilder {
     const L = front.at;
     const fd = openSync(file, 'w');
     try {
-      writeAll(fd, front.head, 0);
+      writeFully(fd, front.head, 0);
       mergeRuns(runs, rank, fd, L.postDocs, L.postTf);
       // The padding after each posting section, then ids and terms: the file ends with them.
-      writeAll(fd, new Uint8Array(L.postTf - (L.postDocs + 4 * postings)), L.postDocs + 4 * postings);
-      writeAll(fd, new Uint8Array(L.ids - (L.postTf + 4 * postings)), L.postTf + 4 * postings);
-      writeAll(fd, front.idBytes, L.ids);
-      writeAll(fd, front.termBytes, L.terms);
+      writeFully(fd, new Uint8Array(L.postTf - (L.postDocs + 4 * postings)), L.postDocs + 4 * postings);
+      writeFully(fd, new Uint8Array(L.ids - (L.postTf + 4 * postings)), L.postTf + 4 * postings);
+      writeFully(fd, front.idBytes, L.ids);
+      writeFully(fd, front.termBytes, L.terms);
     } finally {
       closeSync(fd);
     }

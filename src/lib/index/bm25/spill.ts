@@ -13,14 +13,12 @@
  *   u32[postings]  doc numbers (of the whole build), grouped by term in that order
  *   f32[postings]  weighted tfs, likewise
  */
-import { closeSync, openSync, readSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, openSync, rmSync } from 'node:fs';
+
+import { readFully, writeFully } from '../regular-file.js';
 
 /** Elements read or written per system call (at most): 64 KB, four readers a run in a merge. */
 const IO_ELEMENTS = 1 << 14;
-
-export function writeAll(fd: number, bytes: Uint8Array, position: number | null): void {
-  for (let at = 0; at < bytes.length; ) at += writeSync(fd, bytes, at, bytes.length - at, position === null ? null : position + at);
-}
 
 const bytesOf = (a: Uint32Array | Float32Array): Uint8Array => new Uint8Array(a.buffer, a.byteOffset, a.byteLength);
 
@@ -69,12 +67,14 @@ export function writeRun(file: string, run: RunInput, names: readonly string[]):
   });
   const fd = openSync(file, 'w');
   try {
-    writeAll(fd, bytesOf(Uint32Array.of(ids.length, n)), null);
-    for (const part of [ids, counts, docs, tfs]) writeAll(fd, bytesOf(part), null);
+    writeFully(fd, bytesOf(Uint32Array.of(ids.length, n)), null);
+    for (const part of [ids, counts, docs, tfs]) writeFully(fd, bytesOf(part), null);
   } finally {
     closeSync(fd);
   }
 }
+
+const runEndedEarly = (): Error => new Error('A spilled posting run ended early.');
 
 /** Reads u32 values of one section of a run file front to back. */
 class Cursor {
@@ -95,13 +95,8 @@ class Cursor {
   private fill(): void {
     const want = Math.min(this.buf.length, this.left);
     const bytes = new Uint8Array(this.buf.buffer, 0, want * 4);
-    let got = 0;
-    while (got < bytes.length) {
-      const r = readSync(this.fd, bytes, got, bytes.length - got, this.pos + got);
-      if (r === 0) throw new Error('A spilled posting run ended early.');
-      got += r;
-    }
-    this.pos += got;
+    if (readFully(this.fd, bytes, this.pos, bytes.length, 0) < bytes.length) throw runEndedEarly();
+    this.pos += bytes.length;
     this.left -= want;
     this.at = 0;
     this.have = want;
@@ -147,7 +142,7 @@ class Writer {
 
   flush(): void {
     const bytes = new Uint8Array(this.buf.buffer, 0, this.used * 4);
-    writeAll(this.fd, bytes, this.pos);
+    writeFully(this.fd, bytes, this.pos);
     this.pos += bytes.length;
     this.used = 0;
   }
@@ -166,7 +161,7 @@ class RunReader {
   constructor(file: string) {
     this.fd = openSync(file, 'r');
     const head = new Uint32Array(2);
-    readSync(this.fd, bytesOf(head), 0, 8, 0);
+    if (readFully(this.fd, bytesOf(head), 0, 8) < 8) throw runEndedEarly();
     const [terms, postings] = [head[0]!, head[1]!];
     this.left = terms;
     this.terms = new Cursor(this.fd, 8, terms);
