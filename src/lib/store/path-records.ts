@@ -24,11 +24,16 @@ export function parsePathRecord<T extends { path: string }>(line: string, valid:
 export async function readPathRecords<T extends { path: string }>(file: string, valid?: (rec: T) => boolean): Promise<T[]> {
   const text = await readFile(file, 'utf8').catch(() => '');
   const out: T[] = [];
+  eachRecordOf(text, (rec) => out.push(rec), valid);
+  return out;
+}
+
+/** `take` for each usable record among the lines of `text`. */
+function eachRecordOf<T extends { path: string }>(text: string, take: (rec: T) => void, valid?: (rec: T) => boolean): void {
   for (const line of text.split('\n')) {
     const rec = parsePathRecord(line, valid);
-    if (rec) out.push(rec);
+    if (rec) take(rec);
   }
-  return out;
 }
 
 /**
@@ -37,12 +42,6 @@ export async function readPathRecords<T extends { path: string }>(file: string, 
  */
 export async function eachPathRecord<T extends { path: string }>(file: string, take: (rec: T) => void, valid?: (rec: T) => boolean): Promise<void> {
   let rest = '';
-  const lines = (text: string): void => {
-    for (const line of text.split('\n')) {
-      const rec = parsePathRecord(line, valid);
-      if (rec) take(rec);
-    }
-  };
   try {
     for await (const piece of createReadStream(file, { encoding: 'utf8', highWaterMark: 1 << 20 }) as AsyncIterable<string>) {
       const text = rest + piece;
@@ -52,13 +51,13 @@ export async function eachPathRecord<T extends { path: string }>(file: string, t
         continue;
       }
       rest = text.slice(end + 1);
-      lines(text.slice(0, end));
+      eachRecordOf(text.slice(0, end), take, valid);
     }
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return; // none when it is missing
     throw err;
   }
-  lines(rest);
+  eachRecordOf(rest, take, valid);
 }
 
 /**
@@ -66,14 +65,16 @@ export async function eachPathRecord<T extends { path: string }>(file: string, t
  * its whole text (and every line of it) in memory at once.
  */
 export function* pathRecordsPieces<T extends { path: string }>(records: readonly T[], toJson: (rec: T) => unknown = (rec) => rec): Generator<Buffer> {
+  for (const text of recordLines(records, toJson, 4096)) yield Buffer.from(text, 'utf8');
+}
+
+/** The records sorted by path as JSON lines, `per` lines (each newline-terminated) a piece. */
+function* recordLines<T extends { path: string }>(records: readonly T[], toJson: (rec: T) => unknown, per: number): Generator<string> {
   const sorted = [...records].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
-  for (let i = 0; i < sorted.length; i += 4096) {
-    yield Buffer.from(sorted.slice(i, i + 4096).map((r) => JSON.stringify(toJson(r))).join('\n') + '\n', 'utf8');
-  }
+  for (let i = 0; i < sorted.length; i += per) yield sorted.slice(i, i + per).map((r) => JSON.stringify(toJson(r))).join('\n') + '\n';
 }
 
 /** The file's text: one JSON line a record, sorted by path, newline-terminated ('' for none). */
 export function pathRecordsText<T extends { path: string }>(records: readonly T[], toJson: (rec: T) => unknown = (rec) => rec): string {
-  const sorted = [...records].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
-  return sorted.map((r) => JSON.stringify(toJson(r))).join('\n') + (sorted.length ? '\n' : '');
+  return [...recordLines(records, toJson, records.length)].join('');
 }
