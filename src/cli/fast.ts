@@ -107,16 +107,23 @@ export async function runFast(argv: readonly string[]): Promise<boolean> {
 }
 
 /**
- * A search of one named topic: start listing its folder in another process now, so the check
- * that its files did not move (index/current.ts) finds the listing ready instead of walking them
- * after the modules have loaded. A topic given by title, or any other miss, just walks as before.
+ * Start listing in another process now what the check that the files did not move
+ * (index/current.ts) will compare, so it finds the listing ready instead of walking the files
+ * after the modules have loaded: a named topic's folder, or, for a search that names none (or
+ * `--all`), every topic folder at once. A topic given by title, or any other miss, just walks.
  */
 async function prefetchTopicListing({ flags }: ParsedArgv): Promise<void> {
   const topic = flags.topic;
+  const named = typeof topic === 'string' && topic !== '';
   // Only a folder name is worth a listing; a bad one is refused later, and listing is harmless.
-  if (typeof topic !== 'string' || topic === '' || topic.includes('/') || flags.all === true) return;
+  if (named && (topic.includes('/') || flags.all === true)) return;
+  if (!named && flags.input !== undefined) return; // the JSON may name a topic: no guess
   if ((await import('../lib/settings.js')).trickOff('prefetch')) return;
-  const [{ prefetchListing }, { referencesDir, resolveRootPath }] = await Promise.all([import('../lib/index/listing-prefetch.js'), import('../lib/store/root-path.js')]);
+  const [prefetch, { referencesDir, resolveRootPath }, { listTopicIds }] = await Promise.all([
+    import('../lib/index/listing-prefetch.js'),
+    import('../lib/store/root-path.js'),
+    import('../lib/store/topic-files.js'),
+  ]);
   const root = resolveRootPath(flags.root as string | undefined);
   if (flags.server !== false) {
     // A running server will most likely answer: no listing, no extra process. (The client loads
@@ -124,7 +131,11 @@ async function prefetchTopicListing({ flags }: ParsedArgv): Promise<void> {
     const { serveInfoFile } = await import('../lib/serve/protocol.js');
     if (existsSync(serveInfoFile(root))) return;
   }
-  prefetchListing(join(referencesDir(root), topic));
+  if (named) prefetch.prefetchListing(join(referencesDir(root), topic));
+  else {
+    const ids = await listTopicIds(root);
+    if (ids.length > 0) prefetch.prefetchListings(ids.map((id) => join(referencesDir(root), id)));
+  }
 }
 
 async function runTopicListFast(argv: readonly string[]): Promise<boolean> {

@@ -115,6 +115,35 @@ describe('search fast path, end to end', () => {
     expect((await search('mirror shine')).results[0]!.path).toBe('src/polish.py');
     expect((await search('calibrate sprocket')).results.map((h) => h.path)).not.toContain('src/calibrate.py');
   });
+
+  // A search that names no topic has one process list every topic folder (prefetchListings).
+  it('a cold search naming no topic asks find, sees edits in any topic, and answers the same when find talks nonsense', async () => {
+    const repo = makeRepo(join(tmp.path, 'up-widgets'), {
+      'README.md': '# Widgets\n\nWidgets spin flanges.\n\n## Tuning\n\nTighten the flange slowly.\n',
+      'docs/gears.md': '# Gears\n\nGears mesh with cogwheels.\n',
+    });
+    const made = await cli(['topic', 'create', '--yes', '--json', '--title', 'Widgets', '--git', repo.url], { root });
+    expect(made.code, made.stdout + made.stderr).toBe(0);
+    const args = (q: string) => ['search', q, '--json', '--no-server'];
+    const find = markingFind(join(tmp.path, 'fake-find-all'));
+    const withFake = await cli(args('tighten the flange'), { root, env: { PATH: find.path } });
+    expect(find.asked()).toBe(true);
+    const normal = await cli(args('tighten the flange'), { root });
+    expect(withFake.code).toBe(0);
+    expect(withFake.stdout).toBe(normal.stdout);
+
+    const dir = join(root, 'references', 'topic-widgets');
+    const readme = join(dir, 'README.md');
+    writeFileSync(readme, readFileSync(readme, 'utf8').replace('slowly', 'gently'));
+    utimesSync(readme, new Date(3_000_000), new Date(3_000_000));
+    writeFileSync(join(dir, 'docs', 'springs.md'), '# Springs\n\nWidgets coil springs around flanges.\n');
+    rmSync(join(dir, 'docs', 'gears.md'));
+    const search = async (q: string) => (await cli(args(q), { root })).json as { results: { path: string; snippet: string }[] };
+    const tuned = await search('tighten the flange');
+    expect(tuned.results[0]!.snippet).toContain('gently');
+    expect((await search('coil springs around flanges')).results[0]!.path).toBe('docs/springs.md');
+    expect((await search('gears mesh with cogwheels')).results.map((h) => h.path)).not.toContain('docs/gears.md');
+  });
 });
 
 describe('mcp fast path', () => {

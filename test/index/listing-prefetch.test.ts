@@ -3,7 +3,7 @@ import { chmodSync, mkdirSync, symlinkSync, utimesSync, writeFileSync } from 'no
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 
-import { FindListing, listingByFind, parseFindListing, prefetchListing, takePrefetchedListing } from '../../src/lib/index/listing-prefetch.js';
+import { FindListing, listingByFind, listingsByFind, parseFindListing, prefetchListing, prefetchListings, takePrefetchedListing } from '../../src/lib/index/listing-prefetch.js';
 import type { FileStat } from '../../src/lib/index/file-table.js';
 import { sameFilesByListing, stampListing } from '../../src/lib/index/scan.js';
 import { tableOf } from '../helpers/file-table.js';
@@ -163,6 +163,38 @@ describe('listingByFind (a real find against the walk)', () => {
     expect(taken).not.toBeNull();
     expect(mapOf(await taken)).toEqual(walked(dir));
     expect(takePrefetchedListing(dir)).toBeNull();
+  });
+
+  it('lists several folders in one process, each part byte for byte what find prints for it alone', async () => {
+    // A second folder with a quote and a space in its name, an empty one, and the first again.
+    const other = join(tmp.path, "it's b");
+    mkdirSync(join(other, 'deep'), { recursive: true });
+    writeFileSync(join(other, 'deep', 'x.md'), 'x\n');
+    const empty = join(tmp.path, 'empty');
+    mkdirSync(empty);
+    const dirs = [dir, empty, other];
+    const parts = (await listingsByFind(dirs))!;
+    expect([...parts.keys()]).toEqual(dirs);
+    for (const d of dirs) expect(parts.get(d)!.digest(), d).toBe((await listingByFind(d))!.digest());
+    expect(mapOf(parts.get(other)!)).toEqual(walked(other));
+    expect(mapOf(parts.get(empty)!)).toEqual(new Map());
+    // Any folder that cannot be listed makes the whole answer null (the caller walks).
+    expect(await listingsByFind([dir, join(tmp.path, 'missing')])).toBeNull();
+    expect(await listingsByFind([])).toEqual(new Map());
+  });
+
+  it('hands each of several prefetched listings over once', async () => {
+    const other = join(tmp.path, 'b');
+    mkdirSync(other);
+    writeFileSync(join(other, 'y.md'), 'y\n');
+    prefetchListings([dir, other]);
+    expect(takePrefetchedListing(join(tmp.path, 'c'))).toBeNull();
+    const b = takePrefetchedListing(other);
+    const a = takePrefetchedListing(dir);
+    expect(mapOf(await a)).toEqual(walked(dir));
+    expect(mapOf(await b)).toEqual(walked(other));
+    expect(takePrefetchedListing(dir)).toBeNull();
+    expect(takePrefetchedListing(other)).toBeNull();
   });
 
   it('does not keep the process alive for a listing nobody collects', () => {

@@ -86,20 +86,51 @@ export function parseFindListing(text: string): Map<string, FileStat> | null {
 
 /** Lists `dir` with `find` (null when it cannot, see the module comment). */
 export async function listingByFind(dir: string, command = 'find', onSpawn?: (child: ChildProcess) => void): Promise<FindListing | null> {
+  const bytes = await output(command, findArgs(dir), onSpawn);
+  return bytes && new FindListing(bytes);
+}
+
+/**
+ * listingByFind of each of `dirs`, in one process: a shell runs findArgs of each folder in turn
+ * and writes an empty record (a lone \0: find's records never are) after each, so each part is
+ * byte for byte what find prints for that folder alone, and its digest the one a sync stamped.
+ * Null when any find fails.
+ */
+export async function listingsByFind(dirs: readonly string[], onSpawn?: (child: ChildProcess) => void): Promise<Map<string, FindListing> | null> {
+  const quote = (a: string): string => `'${a.replace(/'/g, `'\\''`)}'`;
+  const script = `for d do find "$d" ${findArgs('').slice(1).map(quote).join(' ')} || exit 1; printf '\\000'; done`;
+  const bytes = await output('sh', ['-c', script, 'sh', ...dirs], onSpawn);
+  if (!bytes) return null;
+  const out = new Map<string, FindListing>();
+  let at = 0;
+  for (const dir of dirs) {
+    // A part is empty, or ends at its last record's \0 followed by the lone one.
+    const end = bytes[at] === 0 ? at : bytes.indexOf(TWO_NULS, at) + 1;
+    if (end <= 0 || end >= bytes.length) return null;
+    out.set(dir, new FindListing(bytes.subarray(at, end)));
+    at = end + 1;
+  }
+  return at === bytes.length ? out : null;
+}
+
+const TWO_NULS = Buffer.from([0, 0]);
+
+/** What `command` writes to stdout, or null when it cannot run or exits non-zero. */
+async function output(command: string, args: string[], onSpawn?: (child: ChildProcess) => void): Promise<Buffer | null> {
   if (process.platform !== 'linux') return null;
   // Loaded here, not at the top: every search reads this module, few start a listing.
   const { spawn } = await import('node:child_process');
   return new Promise((resolve) => {
-    const child = spawn(command, findArgs(dir), { stdio: ['ignore', 'pipe', 'ignore'] });
+    const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'ignore'] });
     const parts: Buffer[] = [];
     child.stdout.on('data', (b: Buffer) => parts.push(b));
     child.on('error', () => resolve(null));
-    child.on('close', (code) => resolve(code === 0 ? new FindListing(Buffer.concat(parts)) : null));
+    child.on('close', (code) => resolve(code === 0 ? Buffer.concat(parts) : null));
     onSpawn?.(child);
   });
 }
 
-let started: { dir: string; listing: Promise<FindListing | null>; wanted(): void } | null = null;
+let started: { dirs: Map<string, Promise<FindListing | null>>; wanted(): void } | null = null;
 
 /**
  * Starts listing `dir` now, for takePrefetchedListing to collect later in this process. Until it
@@ -107,6 +138,24 @@ let started: { dir: string; listing: Promise<FindListing | null>; wanted(): void
  * that failed first, exits without waiting for a listing nobody reads.
  */
 export function prefetchListing(dir: string): void {
+  start((onSpawn) => {
+    const one = listingByFind(dir, 'find', onSpawn);
+    return new Map([[dir, one]]);
+  });
+}
+
+/**
+ * prefetchListing of several folders at once (a search that names no topic checks them all):
+ * one process, whatever their number (listingsByFind).
+ */
+export function prefetchListings(dirs: readonly string[]): void {
+  start((onSpawn) => {
+    const all = listingsByFind(dirs, onSpawn);
+    return new Map(dirs.map((d) => [d, all.then((m) => m?.get(d) ?? null)]));
+  });
+}
+
+function start(list: (onSpawn: (child: ChildProcess) => void) => Map<string, Promise<FindListing | null>>): void {
   let child: ChildProcess | null = null;
   let wanted = false;
   const hold = (c: ChildProcess, on: boolean): void => {
@@ -119,13 +168,11 @@ export function prefetchListing(dir: string): void {
       out?.unref();
     }
   };
-  const listing = listingByFind(dir, 'find', (c) => {
-    child = c;
-    hold(c, wanted);
-  });
   started = {
-    dir,
-    listing,
+    dirs: list((c) => {
+      child = c;
+      hold(c, wanted);
+    }),
     wanted: () => {
       wanted = true;
       if (child) hold(child, true);
@@ -134,13 +181,14 @@ export function prefetchListing(dir: string): void {
 }
 
 /**
- * The listing prefetchListing started for exactly `dir`, once: a long-running process never
- * reuses an old one. Null when none was started for it.
+ * The listing prefetchListing (or prefetchListings) started for exactly `dir`, once: a
+ * long-running process never reuses an old one. Null when none was started for it.
  */
 export function takePrefetchedListing(dir: string): Promise<FindListing | null> | null {
-  if (started?.dir !== dir) return null;
-  const { listing, wanted } = started;
-  started = null;
-  wanted();
+  const listing = started?.dirs.get(dir);
+  if (!started || !listing) return null;
+  started.dirs.delete(dir);
+  started.wanted();
+  if (started.dirs.size === 0) started = null;
   return listing;
 }
