@@ -1,7 +1,7 @@
 /** Issue 26: a topicless search's topic by its chunks' evidence, and `--all`'s lean (pure). */
 import { describe, expect, it } from 'vitest';
 
-import { BUNDLE_WINDOWS, chooseTopic, isBundleWindow, isNotEvidence, topicEvidence, weighByTopic } from '../../src/lib/search/topic-choice.js';
+import { BUNDLE_WINDOWS, chooseTopic, isBundleWindow, isNotEvidence, topicEvidence, topicFit, weighByTopic } from '../../src/lib/search/topic-choice.js';
 
 const hit = (topicId: string, score: number) => ({ topicId, score, explain: { boosts: {} as { topic?: number }, boosted: score } });
 
@@ -53,5 +53,41 @@ describe('topic choice', () => {
     expect(isNotEvidence('lib/tree-sitter.cjs', 'code', { kind: 'module', title: 'tree-sitter.cjs (top level) (part 8/76)' })).toBe(true);
     expect(isNotEvidence('lib/tree-sitter.cjs', 'code', { kind: 'module', title: 'tree-sitter.cjs (top level) (part 2/3)' })).toBe(false);
     expect(isNotEvidence('lib/tree-sitter.cjs', 'code')).toBe(false);
+  });
+
+  // Two query terms of equal idf. `small` (40 chunks) holds both in most of its chunks; `big` (4,000)
+  // holds them at about the rate of the whole root.
+  const counts = {
+    idf: [2, 2],
+    topics: new Map([
+      ['small', { docs: 40, df: [20, 10] }],
+      ['big', { docs: 4000, df: [200, 150] }],
+      ['other', { docs: 1000, df: [0, 0] }],
+    ]),
+  };
+
+  it("a topic's fit: how much more often than the root its chunks hold the query's words, smoothed", () => {
+    const fit = topicFit(counts);
+    expect(fit.get('small')!).toBeGreaterThan(1.5);
+    expect(Math.abs(fit.get('big')!)).toBeLessThan(0.3);
+    expect(fit.get('other')!).toBeLessThan(-2);
+    // Smoothing pulls a small topic's shares towards the root's: more of it, a smaller fit.
+    expect(topicFit(counts, 200).get('small')!).toBeLessThan(fit.get('small')!);
+    expect(topicFit(counts, 200).get('small')!).toBeGreaterThan(0);
+    // A rarer term weighs more: the topic holding it gains.
+    const rare = topicFit({ idf: [6, 1], topics: new Map([['a', { docs: 100, df: [30, 0] }], ['b', { docs: 100, df: [0, 30] }]]) });
+    expect(rare.get('a')!).toBeGreaterThan(rare.get('b')!);
+    // Terms no topic holds (idf 0) count nothing; no terms at all: every fit 0.
+    expect(topicFit({ idf: [0], topics: new Map([['a', { docs: 5, df: [0] }]]) }).get('a')).toBe(0);
+  });
+
+  it("one strong hit in a topic that fits the words beats middling hits in one that does not; without the fit it loses", () => {
+    const hits = [hit('small', 1), hit('big', 0.9), hit('big', 0.85), hit('big', 0.8), hit('big', 0.75)];
+    expect(chooseTopic(hits, [])).toBe('big');
+    expect(chooseTopic(hits, [], undefined, topicFit(counts))).toBe('small');
+    // --all leans the same way.
+    const out = weighByTopic(hits, undefined, undefined, hits, topicFit(counts));
+    expect(out.find((h) => h.topicId === 'small')!.explain.boosts.topic).toBe(1);
+    expect(out.find((h) => h.topicId === 'big')!.explain.boosts.topic).toBeLessThan(1);
   });
 });

@@ -29,6 +29,7 @@ export async function syncIndex(root: string, opts: SyncOptions = {}): Promise<S
   return (await import('./sync.js')).syncIndex(root, opts);
 }
 export {
+  type AcrossTermStats,
   annMetaFile,
   forgetTopicIndex,
   liveChunkCount,

@@ -290,19 +290,33 @@ export async function searchLexical(
 export const ACROSS_SPLIT_PART_WEIGHT = 0.5;
 
 /**
+ * The query's terms over the topics searched together, per topic (position in `indexes`): how
+ * many live chunks each has and how many of them hold each term; `idf` as the terms scored.
+ */
+export interface AcrossTermStats {
+  terms: string[];
+  idf: number[];
+  /** Live chunks per index. */
+  docs: number[];
+  /** df[q][i]: live chunks of index i holding term q. */
+  df: number[][];
+}
+
+/**
  * One BM25 query over several topics scored as one corpus: N, the average length and every df
  * are taken over the live docs of all of them, so a score means the same in every topic. (Per
  * topic, a word rare in a one-file topic gets almost no idf there, and a split-token match in a
- * big topic outranks the exact identifier.) Hits name their index by position in `indexes`.
+ * big topic outranks the exact identifier.) Hits name their index by position in `indexes`;
+ * `stats` are the query terms' counts per topic (null for a query without terms).
  */
 export async function searchLexicalAcross(
   indexes: readonly TopicIndex[],
   query: string,
   limit: number,
   accept?: (index: number, id: string) => boolean,
-): Promise<{ index: number; id: string; score: number }[]> {
-  const { searchSegments } = await import('./bm25/query.js');
-  const run = (): { index: number; id: string; score: number }[] => {
+): Promise<{ hits: { index: number; id: string; score: number }[]; stats: AcrossTermStats | null }> {
+  const { searchSegmentsWithStats } = await import('./bm25/query.js');
+  const run = (): { hits: { index: number; id: string; score: number }[]; stats: AcrossTermStats | null } => {
     const owner: number[] = [];
     const views = indexes.flatMap((index, i) =>
       index.segments.map((s) => {
@@ -311,7 +325,17 @@ export async function searchLexicalAcross(
       }),
     );
     const opts = { splitPartWeight: ACROSS_SPLIT_PART_WEIGHT, ...(accept ? { accept: (id: string, view: number) => accept(owner[view]!, id) } : {}) };
-    return searchSegments(views, query, limit, opts).map((h) => ({ index: owner[h.view]!, id: h.id, score: h.score }));
+    const { hits, stats } = searchSegmentsWithStats(views, query, limit, opts);
+    // A topic's segments summed: its counts.
+    const perIndex = (perView: readonly number[]): number[] => {
+      const out = indexes.map(() => 0);
+      perView.forEach((x, v) => (out[owner[v]!]! += x));
+      return out;
+    };
+    return {
+      hits: hits.map((h) => ({ index: owner[h.view]!, id: h.id, score: h.score })),
+      stats: stats ? { terms: stats.terms, idf: stats.idf, docs: perIndex(stats.docs), df: stats.df.map(perIndex) } : null,
+    };
   };
   try {
     return run();

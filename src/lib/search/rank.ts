@@ -11,6 +11,7 @@ import type { LoadedTopic } from '../store/topic-files.js';
 import { type FusedHit, type FusionCandidate, type FusionOptions, fuse, type RankedItem, vectorWeightFor } from './fusion.js';
 import type { SearchMode } from './search.js';
 import { lexicalQuestion } from './question-frame.js';
+import type { TopicTermCounts } from './topic-choice.js';
 import { translatedPaths } from './translations.js';
 
 export type LexicalSearch = Pick<typeof import('../index/service.js'), 'searchLexical' | 'searchLexicalAcross'>;
@@ -87,7 +88,7 @@ export async function rankChunks(
   limit: number,
   mode: SearchMode = 'hybrid',
   roleBoosts?: FusionOptions['roleBoosts'],
-): Promise<{ hits: FusedHit[]; refs: Map<string, ChunkRef> }> {
+): Promise<{ hits: FusedHit[]; refs: Map<string, ChunkRef>; topicTerms?: TopicTermCounts }> {
   const lexical: RankedItem[] = [];
   const vector: RankedItem[] = [];
   const candidates = new Map<string, FusionCandidate>();
@@ -132,6 +133,7 @@ export async function rankChunks(
   }
   // BM25 weighs what the question is about, not the words that make it a question.
   const words = lexicalQuestion(question);
+  let topicTerms: TopicTermCounts | undefined;
   if (mode !== 'vector' && opened.length === 1) {
     // Segments answer live docs only (the head's file table), so a per-match filter is only
     // needed to drop obsolete files.
@@ -144,14 +146,18 @@ export async function rankChunks(
   } else if (mode !== 'vector' && opened.length > 1) {
     // Several topics: one corpus, so BM25 scores compare across topics (index/topic-index.ts).
     const filter = notes.some((x) => x.filtered) ? (i: number, id: string) => notes[i]!.usable(id) : undefined;
-    for (const h of await lexicalSearch.searchLexicalAcross(opened.map((o) => o.index), words, n, filter)) {
+    const across = await lexicalSearch.searchLexicalAcross(opened.map((o) => o.index), words, n, filter);
+    for (const h of across.hits) {
       const c = opened[h.index]!.index.chunks.get(h.id);
       if (c) lexical.push({ key: notes[h.index]!.note(h.id, c), score: h.score });
     }
+    const { stats } = across;
+    // The query's words counted per topic: topic choice weighs each topic's words (topic-choice.ts).
+    if (stats) topicTerms = { idf: stats.idf, topics: new Map(opened.map((o, i) => [o.topic.front.id, { docs: stats.docs[i]!, df: stats.df.map((d) => d[i]!) }])) };
   }
   lexical.sort(byScore);
   vector.sort(byScore);
   const lists = mode === 'hybrid' && vector.length > 0 ? 2 : 1;
   const hits = fuse(lexical.slice(0, n), vector.slice(0, n), candidates, { lists, vectorWeight: vectorWeightFor(embedder?.key), ...(roleBoosts ? { roleBoosts } : {}) });
-  return { hits, refs };
+  return { hits, refs, ...(topicTerms ? { topicTerms } : {}) };
 }

@@ -16,7 +16,7 @@ import { toReferenceHits } from './hits.js';
 import { asksForOverview } from './question-frame.js';
 import { querySpaces } from './query-spaces.js';
 import { type Opened, openIndexes, rankChunks } from './rank.js';
-import { chooseTopic, isNotEvidence, weighByTopic } from './topic-choice.js';
+import { chooseTopic, isNotEvidence, topicFit, weighByTopic } from './topic-choice.js';
 import { rankTopics, syncNotesQuietly, validateQuery } from './topic-notes.js';
 import { matchTopicRef } from '../topics/resolve.js';
 
@@ -230,10 +230,12 @@ export async function searchReferences(root: string, req: ReferenceSearchRequest
       const chunk = ranked.refs.get(h.key)?.chunk;
       return !isNotEvidence(h.path, chunk?.role ?? 'code', chunk);
     });
-  if (every && indexes.length > 1) ranked = { ...ranked, hits: weighByTopic(ranked.hits, undefined, undefined, evidence()) };
+  // How often each topic's chunks hold the question's words, against the root's (topic-choice.ts topicFit).
+  const fit = ranked.topicTerms ? topicFit(ranked.topicTerms) : undefined;
+  if (every && indexes.length > 1) ranked = { ...ranked, hits: weighByTopic(ranked.hits, undefined, undefined, evidence(), fit) };
   if (noteOrder) {
     // No topic named: the topic whose chunks answer best, then its answer as `--topic` gives it.
-    const pick = indexes.length === 1 ? indexes[0]!.topic.front.id : chooseTopic(evidence(), noteOrder);
+    const pick = indexes.length === 1 ? indexes[0]!.topic.front.id : chooseTopic(evidence(), noteOrder, undefined, fit);
     chosen = live.find((t) => t.front.id === pick) ?? null;
     if (chosen && indexes.length > 1) {
       indexes = indexes.filter((x) => x.topic === chosen);

@@ -14,7 +14,7 @@ import {
   type Bm25Hit,
   type SegmentView,
 } from '../../../src/lib/index/bm25/index.js';
-import { queryTermWeights } from '../../../src/lib/index/bm25/query.js';
+import { queryTermWeights, searchSegmentsWithStats } from '../../../src/lib/index/bm25/query.js';
 import { tokenize } from '../../../src/lib/index/bm25/tokenize.js';
 
 /** A text-only doc under the default four-field layout [title, symbol, path, text]. */
@@ -171,6 +171,25 @@ describe('views, liveness and accept', () => {
     expect(ids(masked)).not.toContain('src/Config.cs#0');
     expect(ids(masked)).toEqual(ids(rebuilt));
     masked.forEach((h, i) => expect(h.score).toBeCloseTo(rebuilt[i]!.score, 9));
+  });
+
+  it('reports each view\'s live docs and live df per query term beside the same hits', () => {
+    const a = buildSegment([doc('a0', 'kafka broker'), doc('a1', 'nothing here'), doc('a2', 'kafka again')], textOnly);
+    const b = buildSegment([doc('b0', 'kafka'), doc('b1', 'broker broker')], textOnly);
+    const live = new Uint8Array([1, 1, 0]); // a2 is dead: neither counted nor found
+    const views: SegmentView[] = [{ segment: a, live }, { segment: b }];
+    const { hits, stats } = searchSegmentsWithStats(views, 'kafka broker zebra', 10);
+    expect(hits).toEqual(searchSegments(views, 'kafka broker zebra', 10));
+    expect(stats!.terms).toEqual(['kafka', 'broker', 'zebra']);
+    expect(stats!.docs).toEqual([2, 2]);
+    expect(stats!.df).toEqual([
+      [1, 1],
+      [1, 1],
+      [0, 0],
+    ]);
+    expect(stats!.idf[0]).toBeGreaterThan(0);
+    expect(stats!.idf[2]).toBe(0);
+    expect(searchSegmentsWithStats(views, 'the of', 10).stats).toBeNull();
   });
 
   it('treats an all-dead corpus as empty', () => {

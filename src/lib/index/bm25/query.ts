@@ -113,25 +113,28 @@ function checkParams(p: Bm25QueryParams): void {
   }
 }
 
-/** Live docs and their total weighted length over every view. */
-function corpusStats(segs: readonly SegmentData[], views: readonly SegmentView[]): { n: number; total: number } {
+/** Live docs and their total weighted length over every view, and the live docs of each. */
+function corpusStats(segs: readonly SegmentData[], views: readonly SegmentView[]): { n: number; total: number; perView: number[] } {
   let n = 0;
   let total = 0;
-  segs.forEach((s, v) => {
+  const perView = segs.map((s, v) => {
     const live = views[v]!.live;
     if (!live) {
       n += s.docCount;
       total += s.totalLen;
-      return;
+      return s.docCount;
     }
+    let docs = 0;
     for (let d = 0; d < s.docCount; d++) {
       if (live[d] === 1) {
-        n++;
+        docs++;
         total += s.docLen[d]!;
       }
     }
+    n += docs;
+    return docs;
   });
-  return { n, total };
+  return { n, total, perView };
 }
 
 function livePostings(s: SegmentData, t: number, live: Uint8Array | undefined): number {
@@ -145,6 +148,21 @@ function livePostings(s: SegmentData, t: number, live: Uint8Array | undefined): 
 }
 
 /**
+ * What a query's terms are over the views it searched: collection statistics of each view
+ * (topic choice weighs a topic by how often its docs hold the query's words, search/topic-choice.ts).
+ */
+export interface QueryTermStats {
+  /** The query's distinct terms (queryTerms). */
+  terms: string[];
+  /** Per term: its idf over every view, times its weight, as it scored the hits (0: in no live doc). */
+  idf: number[];
+  /** Live docs per view. */
+  docs: number[];
+  /** df[q][v]: live docs of view v holding term q. */
+  df: number[][];
+}
+
+/**
  * Best `limit` docs for `query` over all views, best first; equal scores are ordered by id, then
  * view. BM25F per doc: sum over distinct query terms of idf * tf (k1 + 1) / (tf + k1 (1 - b +
  * b dl / avgdl)) with Lucene's idf log(1 + (N - df + 0.5) / (df + 0.5)).
@@ -155,28 +173,38 @@ export function searchSegments(
   limit: number,
   opts: Bm25SearchOptions = {},
 ): Bm25Hit[] {
+  return searchSegmentsWithStats(views, query, limit, opts).hits;
+}
+
+/** searchSegments, with the query terms' statistics per view (null when the query has no term or nothing to search). */
+export function searchSegmentsWithStats(
+  views: readonly SegmentView[],
+  query: string,
+  limit: number,
+  opts: Bm25SearchOptions = {},
+): { hits: Bm25Hit[]; stats: QueryTermStats | null } {
   const k = Math.floor(limit);
-  if (!(k > 0) || views.length === 0) return [];
+  if (!(k > 0) || views.length === 0) return { hits: [], stats: null };
   const partWeight = opts.splitPartWeight ?? 1;
   const { terms, weights } = partWeight === 1 ? { terms: queryTerms(query), weights: null } : queryTermWeights(query, partWeight);
-  if (terms.length === 0) return [];
+  if (terms.length === 0) return { hits: [], stats: null };
   const { k1, b } = opts.params ?? DEFAULT_QUERY;
   checkParams({ k1, b });
   const segs = views.map((v) => segmentData(v.segment));
-  const { n, total } = corpusStats(segs, views);
-  if (n === 0) return [];
+  const { n, total, perView } = corpusStats(segs, views);
+  if (n === 0) return { hits: [], stats: null };
   const avgdl = total / n;
 
-  // Term numbers per view (-1 = absent) and global live df, before any scoring.
+  // Term numbers per view (-1 = absent) and live df per view and overall, before any scoring.
   const found = segs.map((s) => terms.map((t) => s.findTerm(t)));
+  const df = terms.map((_, q) => segs.map((s, v) => {
+    const t = found[v]![q]!;
+    return t >= 0 ? livePostings(s, t, views[v]!.live) : 0;
+  }));
   const idf = terms.map((_, q) => {
-    let df = 0;
-    segs.forEach((s, v) => {
-      const t = found[v]![q]!;
-      if (t >= 0) df += livePostings(s, t, views[v]!.live);
-    });
+    const all = df[q]!.reduce((a, x) => a + x, 0);
     // A weighted term scales its idf: its share of every doc's score, as a query-time boost does.
-    return df === 0 ? 0 : Math.log(1 + (n - df + 0.5) / (df + 0.5)) * (weights ? weights[q]! : 1);
+    return all === 0 ? 0 : Math.log(1 + (n - all + 0.5) / (all + 0.5)) * (weights ? weights[q]! : 1);
   });
 
   const top = new TopK(Math.min(k, n), opts.accept);
@@ -198,7 +226,7 @@ export function searchSegments(
       releaseScratch(acc);
     }
   });
-  return top.sorted();
+  return { hits: top.sorted(), stats: { terms, idf, docs: perView, df } };
 }
 
 /**
