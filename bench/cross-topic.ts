@@ -8,7 +8,8 @@
  * Questions: the 74 of bench/repo-qa (each aimed at its repository) and the 20 of
  * bench/cross-topic/questions.json (smol-toml, chokidar, @oclif/core), all written before any
  * cross-topic run; then the 23 of bench/cross-topic/held-out.json, written after the first 94 had
- * been tuned on and committed before any run used them (reported apart as well). Each question is
+ * been tuned on and committed before any run used them, and the 20 of held-out-2.json, written
+ * after the choice came to weigh each topic's words (each set reported apart as well). Each question is
  * asked three ways, lexically (deterministic):
  *   - `--topic` (the topic it is aimed at): the reference figure;
  *   - `--all`: every topic; a hit from another topic counts as not relevant;
@@ -39,22 +40,28 @@ import { loadQuestions, packageFiles, type Question, type RepoSpec } from './rep
 export const CROSS_QUESTIONS_FILE = join(PROJECT, 'bench', 'cross-topic', 'questions.json');
 /** Questions written after the choice was tuned on the first 94: reported apart. */
 const HELD_OUT_FILE = join(PROJECT, 'bench', 'cross-topic', 'held-out.json');
+/** Questions written after the choice came to weigh each topic's words (topic-choice.ts topicFit): reported apart. */
+const HELD_OUT_2_FILE = join(PROJECT, 'bench', 'cross-topic', 'held-out-2.json');
 
 export interface CrossSet {
   repos: RepoSpec[];
   questions: Question[];
   /** Ids of the held-out questions (held-out.json). */
   heldOut?: ReadonlySet<string>;
+  /** Ids of the second held-out set (held-out-2.json). */
+  heldOut2?: ReadonlySet<string>;
 }
 
 export function loadCrossSet(): CrossSet {
   const base = loadQuestions();
   const extra = JSON.parse(readFileSync(CROSS_QUESTIONS_FILE, 'utf8')) as CrossSet;
   const held = JSON.parse(readFileSync(HELD_OUT_FILE, 'utf8')) as CrossSet;
+  const held2 = JSON.parse(readFileSync(HELD_OUT_2_FILE, 'utf8')) as CrossSet;
   return {
-    repos: [...base.repos, ...extra.repos, ...held.repos],
-    questions: [...base.questions, ...extra.questions, ...held.questions],
+    repos: [...base.repos, ...extra.repos, ...held.repos, ...held2.repos],
+    questions: [...base.questions, ...extra.questions, ...held.questions, ...held2.questions],
     heldOut: new Set(held.questions.map((q) => q.id)),
+    heldOut2: new Set(held2.questions.map((q) => q.id)),
   };
 }
 
@@ -144,7 +151,15 @@ export async function runCross(root: string, set: CrossSet, show = false): Promi
     return { name, n: qs.length, topicNdcg: avg(ev.topic), allNdcg: avg(ev.all), autoNdcg: avg(ev.auto), choice: right / Math.max(1, qs.length) };
   };
   const held = set.heldOut ?? new Set<string>();
-  const parts = held.size > 0 ? [part('first', set.questions.filter((q) => !held.has(q.id))), part('held-out', set.questions.filter((q) => held.has(q.id)))] : [];
+  const held2 = set.heldOut2 ?? new Set<string>();
+  const parts =
+    held.size + held2.size > 0
+      ? [
+          part('first', set.questions.filter((q) => !held.has(q.id) && !held2.has(q.id))),
+          ...(held.size > 0 ? [part('held-out', set.questions.filter((q) => held.has(q.id)))] : []),
+          ...(held2.size > 0 ? [part('held-out-2', set.questions.filter((q) => held2.has(q.id)))] : []),
+        ]
+      : [];
   const n = set.questions.length;
   return {
     questions: n,
