@@ -12,7 +12,9 @@ import { join, relative, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 import { environmentError, TkomaError } from './errors.js';
+import { entriesUnder, indexFileOf, plainPathspecs, readIndexFile } from './git-index.js';
 import { keepMallocHeap } from './git-malloc.js';
+import { gitDirOf } from './root-state.js';
 import { listDir } from './soft-fs.js';
 
 export interface CommitAuthor {
@@ -157,11 +159,23 @@ export function parseConfigList(out: string): Map<string, string | null> {
  * absent, and so is every key when git fails (as each `--get` failing read as unset).
  */
 export function readGitConfig(root: string, keys: readonly string[]): Map<string, string | null> {
-  const pattern = `^(${keys.map((k) => k.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|')})$`;
+  return readGitConfigMatching(root, keyPattern(keys)) ?? new Map();
+}
+
+/** A --get-regexp pattern matching exactly `keys`. */
+export function keyPattern(keys: readonly string[]): string {
+  return `^(${keys.map((k) => k.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|')})$`;
+}
+
+/**
+ * The root's config keys matching `pattern` (see readGitConfig); empty when none is set (git's
+ * exit 1), null when git failed otherwise (a config file it cannot read).
+ */
+export function readGitConfigMatching(root: string, pattern: string): Map<string, string | null> | null {
   try {
-    return parseConfigList(gitSync(root, ['config', '-z', '--get-regexp', pattern]));
-  } catch {
-    return new Map(); // exit 1: none of them set
+    return parseConfigList(execFileSync('git', ['config', '-z', '--get-regexp', pattern], { cwd: root, env: gitEnv({}), encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 256 * 1024 * 1024 }));
+  } catch (err) {
+    return (err as { status?: number }).status === 1 ? new Map() : null;
   }
 }
 
@@ -253,6 +267,10 @@ export async function forceAdd(root: string, paths: string[], env: NodeJS.Proces
 
 /** The index entries under `paths` as `git ls-files -s -z` prints them (saved before staging, for recovery). */
 export async function indexEntries(root: string, paths: string[]): Promise<string> {
+  // Read from the index file where git-index.ts can (a git process less per mutation).
+  const file = plainPathspecs(paths) ? indexFileOf(gitDirOf(root)) : null;
+  const entries = file ? readIndexFile(file) : null;
+  if (entries) return entriesUnder(entries, paths).map((e) => `${e.mode} ${e.oid} ${e.stage}\t${e.path}\0`).join('');
   return git(root, ['ls-files', '-s', '-z', '--', ...paths]);
 }
 

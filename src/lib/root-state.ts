@@ -14,6 +14,7 @@ import { closeSync, existsSync, fstatSync, openSync, readFileSync, readSync, sta
 import { isAbsolute, join, resolve } from 'node:path';
 
 import { TkomaError } from './errors.js';
+import { entriesUnder, indexFileOf, plainPathspecs, readIndexFile } from './git-index.js';
 import { keepMallocHeap } from './git-malloc.js';
 
 /** A git operation that stopped half-way and waits for the operator. */
@@ -127,6 +128,8 @@ export function unmergedPaths(root: string, paths: string[] = []): string[] {
 }
 
 function listUnmerged(root: string, paths: string[]): string[] | null {
+  const fromFile = unmergedFromIndexFile(root, paths);
+  if (fromFile) return fromFile;
   let out: string;
   try {
     // git itself, not root-git.js: a search reads this, and must not load the writer's modules.
@@ -140,6 +143,14 @@ function listUnmerged(root: string, paths: string[]): string[] | null {
     if (tab > 0) seen.add(line.slice(tab + 1));
   }
   return [...seen].sort();
+}
+
+/** The answer of `git ls-files -u -- <paths>` read from the index file itself, or null where git must be asked (git-index.ts). */
+function unmergedFromIndexFile(root: string, paths: string[]): string[] | null {
+  const file = plainPathspecs(paths) ? indexFileOf(gitDirOf(root)) : null;
+  const entries = file ? readIndexFile(file) : null;
+  if (!entries) return null;
+  return [...new Set(entriesUnder(entries, paths).filter((e) => e.stage > 0).map((e) => e.path))].sort();
 }
 
 const WAY_OUT: Record<GitOperation, string> = {
