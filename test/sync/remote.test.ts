@@ -4,7 +4,7 @@
  * fetch brought (no network, never a pull).
  */
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -36,6 +36,26 @@ describe('remote', () => {
     const lone = join(dir, 'lone');
     git(dir, 'init', '-q', '-b', 'main', lone);
     expect(findUpstream(lone, 'main')).toBeNull();
+  });
+
+  it('takes origin from the config exactly where `git remote` lists it', () => {
+    // findUpstream reads `remote.origin.*` with the branch keys instead of asking `git remote`.
+    const cases: [string, string][] = [
+      ['url only', '[remote "origin"]\n\turl = /x\n'],
+      ['fetch only', '[remote "origin"]\n\tfetch = +refs/heads/*:refs/remotes/origin/*\n'],
+      ['a remote named origin.x', '[remote "origin.x"]\n\turl = /x\n'],
+      ['Origin in another case', '[remote "Origin"]\n\turl = /x\n'],
+      ['an empty section', '[remote "origin"]\n'],
+      ['remote.pushDefault', '[remote]\n\tpushDefault = origin\n'],
+      ['upstream, not origin', '[remote "upstream"]\n\turl = /x\n'],
+    ];
+    for (const [name, text] of cases) {
+      const repo = join(dir, `cfg-${cases.findIndex((c) => c[0] === name)}`);
+      git(dir, 'init', '-q', '-b', 'main', repo);
+      writeFileSync(join(repo, '.git', 'config'), `${readFileSync(join(repo, '.git', 'config'), 'utf8')}${text}`);
+      const listed = git(repo, 'remote').split('\n').includes('origin');
+      expect({ name, origin: findUpstream(repo, 'main') !== null }).toEqual({ name, origin: listed });
+    }
   });
 
   it('is behind only after a fetch brought commits in, and says so without pulling', () => {

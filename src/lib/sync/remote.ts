@@ -4,7 +4,7 @@
  * last fetched" question refresh and watch ask (no network: the remote-tracking ref as it is).
  */
 import { TkomaError } from '../errors.js';
-import { git, gitSync, readGitConfig } from '../root-git.js';
+import { git, gitSync, keyPattern, readGitConfigMatching } from '../root-git.js';
 import { readRootGitState } from '../root-state.js';
 
 export interface Upstream {
@@ -18,13 +18,15 @@ export interface Upstream {
 
 /** The upstream of `branch`, or null when the branch has none and there is no `origin`. */
 export function findUpstream(root: string, branch: string): Upstream | null {
-  // Both keys from one git process (a `git config --get` each before), trimmed as their output was.
-  const config = readGitConfig(root, [`branch.${branch}.remote`, `branch.${branch}.merge`]);
-  let remote = config.get(`branch.${branch}.remote`)?.trim() || null;
-  let merge = config.get(`branch.${branch}.merge`)?.trim() || null;
+  // Both keys from one git process (a `git config --get` each before), trimmed as their output
+  // was, and with them every `remote.origin.<key>`: `git remote` lists exactly the names that
+  // have such a key, so it is asked only when that read failed (and then fails as it did).
+  const config = readGitConfigMatching(root, `${keyPattern([`branch.${branch}.remote`, `branch.${branch}.merge`])}|^remote\\.origin\\.[^.]+$`);
+  let remote = config?.get(`branch.${branch}.remote`)?.trim() || null;
+  let merge = config?.get(`branch.${branch}.merge`)?.trim() || null;
   if (!remote || remote === '.') {
-    const remotes = gitSync(root, ['remote']).split('\n').map((s) => s.trim());
-    if (!remotes.includes('origin')) return null;
+    const origin = config ? [...config.keys()].some((k) => k.startsWith('remote.origin.')) : gitSync(root, ['remote']).split('\n').map((s) => s.trim()).includes('origin');
+    if (!origin) return null;
     remote = 'origin';
     merge = null;
   }
@@ -81,9 +83,9 @@ export function behindRemote(root: string): { behind: number; upstream: string; 
     if (!head) return null;
     const up = findUpstream(root, head);
     if (!up) return null;
-    const tip = resolveRef(root, up.trackingRef);
-    if (!tip) return null;
-    const behind = Number(gitSync(root, ['rev-list', '--count', `HEAD..${tip}`]).trim());
+    // The tracking ref resolved by the count itself (a missing one fails it, as the `rev-parse`
+    // asked before did; `--` keeps both names revisions).
+    const behind = Number(gitSync(root, ['rev-list', '--count', `HEAD..${up.trackingRef}`, '--']).trim());
     if (!(behind > 0)) return null;
     const name = `${up.remote}/${up.remoteBranch}`;
     return { behind, upstream: name, message: `the knowledge root is ${behind} commit${behind === 1 ? '' : 's'} behind ${name} (as last fetched): \`tkoma-ref sync\` brings them in; nothing was pulled` };
