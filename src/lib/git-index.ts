@@ -91,10 +91,15 @@ export function entriesUnder(entries: IndexEntry[], paths: readonly string[]): I
  * failing was part of its answer).
  */
 export function indexFileOf(gitDir: string | null): string | null {
-  if (!gitDir || process.env.GIT_INDEX_FILE || process.env.GIT_DIR || process.env.GIT_WORK_TREE || process.env.GIT_COMMON_DIR) return null;
+  return gitDir && !process.env.GIT_INDEX_FILE && ownGitDir(gitDir) ? join(gitDir, 'index') : null;
+}
+
+/** `gitDir` is what git would read here: no variable points it elsewhere, and it is the user's own (see indexFileOf). */
+export function ownGitDir(gitDir: string): boolean {
+  if (process.env.GIT_DIR || process.env.GIT_WORK_TREE || process.env.GIT_COMMON_DIR) return false;
   try {
-    return typeof process.getuid === 'function' && statSync(gitDir).uid === process.getuid() ? join(gitDir, 'index') : null;
+    return typeof process.getuid === 'function' && statSync(gitDir).uid === process.getuid();
   } catch {
-    return null;
+    return false;
   }
 }

@@ -4,7 +4,7 @@
  * last fetched" question refresh and watch ask (no network: the remote-tracking ref as it is).
  */
 import { TkomaError } from '../errors.js';
-import { git, gitSync, keyPattern, readGitConfigMatching } from '../root-git.js';
+import { git, gitSync, headFromObjects, keyPattern, readGitConfigMatching } from '../root-git.js';
 import { readRootGitState } from '../root-state.js';
 
 export interface Upstream {
@@ -44,6 +44,11 @@ export function requireUpstream(root: string, branch: string): Upstream {
 
 /** The commit a ref names, or null. */
 export function resolveRef(root: string, ref: string): string | null {
+  // HEAD from the files where that is sure (root-git.ts): a sync asks for it four times.
+  if (ref === 'HEAD') {
+    const known = headFromObjects(root);
+    if (known) return known.head;
+  }
   try {
     return gitSync(root, ['rev-parse', '--verify', '-q', `${ref}^{commit}`]).trim() || null;
   } catch {
