@@ -41,7 +41,7 @@ describe('FileTable', () => {
       expect(table.sameStat('gone.md', 10, 1_700_000_000_123.25)).toBe(false);
       const rows = table.rowsView();
       const row = rows.rows.get('docs/a b.md')!;
-      expect([rows.path[row], rows.chunkCount[row], rows.seg[row]]).toEqual(['docs/a b.md', 3, 9]);
+      expect([rows.path.at(row), rows.chunkCount[row], rows.seg[row]]).toEqual(['docs/a b.md', 3, 9]);
       expect(rows.seg[rows.rows.get('img.png')!]).toBe(0);
       expect(rows.rows.get('gone.md')).toBeUndefined();
       expect(rows.rows.get('a')).toBeUndefined();

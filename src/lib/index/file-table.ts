@@ -11,7 +11,7 @@
  * is in a table, set() a new one.
  */
 import type { Role } from '../chunking/types.js';
-import { RowIndex } from './row-index.js';
+import { type PathList, RowIndex } from './row-index.js';
 
 export interface FileStat {
   size: number;
@@ -69,7 +69,8 @@ type ColdName = (typeof COLD_COLUMNS)[number];
 type Cold = Pick<FileColumns, ColdName>;
 
 /** Read from a head in lines, the numbers may be Float64Arrays (head-file.ts wholeNumbers). */
-interface Columns extends Omit<FileColumns, ColdName | 'chunkCount' | 'seg' | 'start'> {
+interface Columns extends Omit<FileColumns, ColdName | 'path' | 'chunkCount' | 'seg' | 'start'> {
+  path: PathList;
   chunkCount: ArrayLike<number>;
   seg: ArrayLike<number>;
   start?: ArrayLike<number>;
@@ -82,7 +83,7 @@ interface Columns extends Omit<FileColumns, ColdName | 'chunkCount' | 'seg' | 's
 /** Rows by number, for readers that keep per-row state (live-chunks.ts); never changed once made. */
 export interface FileRows {
   readonly rows: { get(path: string): number | undefined };
-  readonly path: readonly string[];
+  readonly path: PathList;
   readonly chunkCount: ArrayLike<number>;
   /** 0 when the file has no chunks in any segment. */
   readonly seg: ArrayLike<number>;
@@ -159,7 +160,21 @@ export class FileTable {
       if (previous !== null && !(previous < p)) return null;
       previous = p;
     }
-    const rows = new RowIndex(path as string[]);
+    // Each checked above to hold numbers.
+    const [counts, segs, starts] = [chunkCount, seg, start] as [ArrayLike<number>, ArrayLike<number>, ArrayLike<number> | undefined];
+    return FileTable.fromHot({ path: path as string[], chunkCount: counts, seg: segs, start: starts, listing: c.listing, skipped: c.skipped }, cold);
+  }
+
+  /**
+   * decodeSplit for hot columns already checked (or derived from checked ones: head-hot.ts, whose
+   * paths are a byte table read as it was written from a sorted table).
+   */
+  static fromHot(
+    hot: { path: PathList; chunkCount: ArrayLike<number>; seg: ArrayLike<number>; start?: ArrayLike<number> | undefined; listing?: unknown; skipped?: unknown },
+    cold: () => unknown,
+  ): FileTable {
+    const { path, chunkCount, seg, start, listing, skipped } = hot;
+    const rows = new RowIndex(path);
     const loadCold = (): Cold => {
       let v: unknown = null;
       try {
@@ -167,12 +182,11 @@ export class FileTable {
       } catch {
         // damaged: unknown rows below
       }
-      return coldColumns(v, rows) ?? unknownColumns(n);
+      return coldColumns(v, rows) ?? unknownColumns(path.length);
     };
     const table = new FileTable({ path, chunkCount, seg, rows, cold: loadCold, ...(start ? { start } : {}) } as Columns, null);
-    table.listingDigest = typeof c.listing === 'string' ? c.listing : null;
+    table.listingDigest = typeof listing === 'string' ? listing : null;
     // Read with the hot columns (head-file.ts): no file skipped needs no cold column to say so.
-    const skipped = (hot as { skipped?: unknown }).skipped;
     table.noneSkipped = typeof skipped === 'object' && skipped !== null && !Array.isArray(skipped) && Object.keys(skipped).length === 0;
     return table;
   }
@@ -279,11 +293,16 @@ export class FileTable {
       return;
     }
     const paths = this.cols!.path;
-    for (let i = 0; i < paths.length; i++) yield [paths[i]!, this.entryAt(i)];
+    for (let i = 0; i < paths.length; i++) yield [paths.at(i)!, this.entryAt(i)];
   }
 
-  paths(): IterableIterator<string> {
-    return this.map ? this.map.keys() : this.cols!.path.values();
+  *paths(): IterableIterator<string> {
+    if (this.map) {
+      yield* this.map.keys();
+      return;
+    }
+    const paths = this.cols!.path;
+    for (let i = 0; i < paths.length; i++) yield paths.at(i)!;
   }
 
   *values(): IterableIterator<FileEntry> {
@@ -341,7 +360,8 @@ export class FileTable {
     const c = this.cols!;
     const k = this.cold();
     const e: FileEntry = { size: k.size[row]!, mtimeMs: k.mtimeMs[row]!, sha256: k.sha256.slice(row * SHA_HEX, (row + 1) * SHA_HEX), role: k.role[row]!, chunkCount: c.chunkCount[row]! };
-    const reason = Object.hasOwn(k.skipped, c.path[row]!) ? k.skipped[c.path[row]!] : undefined;
+    const path = c.path.at(row)!;
+    const reason = Object.hasOwn(k.skipped, path) ? k.skipped[path] : undefined;
     if (reason) e.skipped = reason;
     if (c.seg[row] !== 0) e.seg = c.seg[row]!;
     if (c.start && c.chunkCount[row]! > 0) e.start = c.start[row]!;

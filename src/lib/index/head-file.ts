@@ -8,7 +8,7 @@
  * At 300k chunks head.json is 28.8 MB and parsing it whole took an MCP server's first answer
  * ~2.6 s on a loaded machine.
  */
-import { closeSync } from 'node:fs';
+import { closeSync, fstatSync } from 'node:fs';
 
 import type { FileColumns } from './file-table.js';
 import { COLD_COLUMNS, FileTable } from './file-table.js';
@@ -34,19 +34,36 @@ export function headText(head: { files: FileTable } & Record<string, unknown>): 
  * headText's UTF-8 a line at a time (each column's JSON made when its turn comes): at 690k files
  * the whole text is ~95 MB, held twice while it was joined and once more as bytes.
  */
-export function* headPieces(head: { files: FileTable } & Record<string, unknown>): Generator<Buffer> {
+export function* headPieces(head: { files: FileTable } & Record<string, unknown>, hot?: HotSink): Generator<Buffer> {
   const { files, ...rest } = head;
   const meta = JSON.stringify(rest);
   const cols = files.toJSON() as unknown as Record<string, unknown>;
   const names = ORDER.filter((k) => cols[k] !== undefined);
   // `{…}` without its closing brace, then the table's members one a line.
-  yield Buffer.from(`${meta.slice(0, -1)}${meta.length > 2 ? FILES_OPEN : FILES_OPEN.slice(1)}\n`, 'utf8');
+  let piece = Buffer.from(`${meta.slice(0, -1)}${meta.length > 2 ? FILES_OPEN : FILES_OPEN.slice(1)}\n`, 'utf8');
+  let written = piece.length;
+  yield piece;
+  if (hot) hot.fields = meta;
   for (let i = 0; i < names.length; i++) {
     const k = names[i]!;
-    yield Buffer.from(`${JSON.stringify(k)}:${JSON.stringify(cols[k])}${i < names.length - 1 ? ',\n' : ''}`, 'utf8');
+    if (hot && COLD.has(k)) hot.coldFrom ??= written;
+    else if (hot) hot.cols[k] = cols[k] as never;
+    piece = Buffer.from(`${JSON.stringify(k)}:${JSON.stringify(cols[k])}${i < names.length - 1 ? ',\n' : ''}`, 'utf8');
+    written += piece.length;
+    yield piece;
     cols[k] = undefined; // written: garbage now
   }
   yield Buffer.from('\n}}', 'utf8');
+}
+
+/**
+ * What headPieces hands on for head-hot.ts as it writes: the head's own fields (JSON), the hot
+ * columns, and where in the file the first cold column's line starts.
+ */
+export interface HotSink {
+  fields?: string;
+  cols: Partial<FileColumns>;
+  coldFrom?: number;
 }
 
 /** Hot columns of whole numbers, one per row: read by wholeNumbers. */
@@ -94,9 +111,23 @@ export interface HeadBytes {
   /** Its last (up to) 3 bytes, latin1: a head in lines ends with `\n}}`. */
   tail: string;
   rest(from: number): Buffer | null;
+  /** The identity of the file read (head-hot.ts), when it was read from one. */
+  stamp?: HeadStamp;
 }
 
 const wholeBytes = (bytes: Buffer): HeadBytes => ({ bytes, size: bytes.length, tail: bytes.toString('latin1', Math.max(0, bytes.length - 3)), rest: (from) => bytes.subarray(from) });
+
+/** What tells one head.json from any other: every write renames a new file into place. */
+export interface HeadStamp {
+  ino: bigint;
+  size: bigint;
+  mtimeNs: bigint;
+}
+
+export function stampOf(fd: number): HeadStamp {
+  const st = fstatSync(fd, { bigint: true });
+  return { ino: st.ino, size: st.size, mtimeNs: st.mtimeNs };
+}
 
 /** Read pieces: a search reads head.json up to its cold columns (9 of 28.8 MB at 300k chunks). */
 const PIECE = 1 << 20;
@@ -110,6 +141,7 @@ const PIECE = 1 << 20;
  */
 export function readHeadFile(file: string): HeadBytes {
   const { fd, size } = openRegular(file);
+  const stamp = stampOf(fd);
   let open = true;
   const close = (): void => {
     if (open) closeSync(fd);
@@ -143,25 +175,28 @@ export function readHeadFile(file: string): HeadBytes {
     // Read whole already (a small head, one piece): nothing to keep the file open for.
     if (coldAt < 0 || got === size) {
       close();
-      return coldAt < 0 || got < size ? wholeBytes(buf.subarray(0, got)) : { ...wholeBytes(buf), bytes: buf.subarray(0, coldAt) };
+      return { ...(coldAt < 0 || got < size ? wholeBytes(buf.subarray(0, got)) : { ...wholeBytes(buf), bytes: buf.subarray(0, coldAt) }), stamp };
     }
     const tailBytes = Buffer.alloc(Math.min(3, size));
     readFully(fd, tailBytes, size - tailBytes.length, tailBytes.length, 0);
+    let closeLater = (): void => {};
     const out: HeadBytes = {
       bytes: buf.subarray(0, coldAt),
       size,
       tail: tailBytes.toString('latin1'),
+      stamp,
       rest(from: number): Buffer | null {
         if (!open) return null;
+        open = false;
         try {
           const b = Buffer.allocUnsafe(size - from);
           return readFully(fd, b, from, b.length, 0) === b.length ? b : null;
         } finally {
-          close();
+          closeLater();
         }
       },
     };
-    closeWhenCollected(out, fd);
+    closeLater = closeWhenCollected(out, fd);
     return out;
   } catch (err) {
     close();
@@ -174,7 +209,7 @@ export function readHeadFile(file: string): HeadBytes {
  * when the bytes are not in lines (a head written before, or by hand): the caller parses them
  * whole. Null when they are in lines but damaged.
  */
-export function parseHeadLines(read: Buffer | HeadBytes): { fields: Record<string, unknown>; files: FileTable | null } | undefined {
+export function parseHeadLines(read: Buffer | HeadBytes): { fields: Record<string, unknown>; files: FileTable | null; hot?: Partial<FileColumns>; coldFrom?: number } | undefined {
   const h = Buffer.isBuffer(read) ? wholeBytes(read) : read;
   const { bytes } = h;
   const first = bytes.indexOf(NEWLINE);
@@ -217,11 +252,15 @@ export function parseHeadLines(read: Buffer | HeadBytes): { fields: Record<strin
   } catch {
     return { fields: fields as Record<string, unknown>, files: null };
   }
-  const coldText = (): unknown => {
-    const cold = coldFrom < 0 ? null : h.rest(coldFrom);
-    const v = cold ? (JSON.parse(`{${cold.toString('utf8', 0, cold.lastIndexOf('\n}}'))}}`) as unknown) : null;
-    return v !== null && typeof v === 'object' && !('skipped' in v) && 'skipped' in hot ? { ...v, skipped: hot.skipped } : v;
-  };
-  const files = FileTable.decodeSplit(hot, coldText);
-  return { fields: fields as Record<string, unknown>, files };
+  const files = FileTable.decodeSplit(hot, () => parseCold(coldFrom < 0 ? null : h.rest(coldFrom), hot));
+  return { fields: fields as Record<string, unknown>, files, hot, coldFrom };
+}
+
+/**
+ * The cold columns from head.json's bytes from the first cold column's line to the file's end
+ * (null: unreadable), with the `skipped` read among the hot ones. Throws when they do not parse.
+ */
+export function parseCold(cold: Buffer | null, hot: { skipped?: unknown }): unknown {
+  const v = cold ? (JSON.parse(`{${cold.toString('utf8', 0, cold.lastIndexOf('\n}}'))}}`) as unknown) : null;
+  return v !== null && typeof v === 'object' && !('skipped' in v) && 'skipped' in hot ? { ...v, skipped: hot.skipped } : v;
 }

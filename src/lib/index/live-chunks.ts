@@ -126,7 +126,7 @@ export class LiveChunks implements ReadonlyMap<string, StoredChunk> {
       rows.sort((a, b) => this.startOf[a]! - this.startOf[b]!);
       for (const row of rows) {
         for (let n = 0; n < this.files.chunkCount[row]!; n++) {
-          const c = this.get(`${this.files.path[row]!}#${n}`);
+          const c = this.get(`${this.files.path.at(row)!}#${n}`);
           if (c) yield c;
         }
       }

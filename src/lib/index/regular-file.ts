@@ -52,10 +52,20 @@ const closer = new FinalizationRegistry<number>((fd) => {
 
 /**
  * Closes `fd` once `owner` is garbage: index files a search reads by position stay open while
- * their reader lives (a later rename over the path does not change what it reads).
+ * their reader lives (a later rename over the path does not change what it reads). The function
+ * returned closes it now, once, and forgets it: a descriptor closed early must not be closed
+ * again when its number belongs to another file.
  */
-export function closeWhenCollected(owner: object, fd: number): void {
-  closer.register(owner, fd);
+export function closeWhenCollected(owner: object, fd: number): () => void {
+  const token = {};
+  closer.register(owner, fd, token);
+  let open = true;
+  return () => {
+    if (!open) return;
+    open = false;
+    closer.unregister(token);
+    closeSync(fd);
+  };
 }
 
 /** The whole of a regular file, read up to the size it had when opened. */

@@ -14,7 +14,8 @@ import { statOrNull } from '../file-memo.js';
 import { pidAlive } from '../process.js';
 import type { AnnIndex } from './ann.js';
 import { FileTable } from './file-table.js';
-import { type HeadBytes, headPieces, parseHeadLines, readHeadFile } from './head-file.js';
+import { type HeadBytes, type HeadStamp, headPieces, type HotSink, parseHeadLines, readHeadFile } from './head-file.js';
+import { MIN_HOT_ROWS, readHotHead, writeHotHead } from './head-hot.js';
 import { isRecord, topicIndexDir, writeFileAtomic } from './layout.js';
 import { LiveChunks } from './live-chunks.js';
 import { TkomaError } from '../errors.js';
@@ -80,6 +81,20 @@ export interface TopicIndex {
 }
 
 const headFile = (root: string, id: string): string => join(topicIndexDir(root, id), 'head.json');
+/** head.json's hot part in binary (head-hot.ts): derived from it, used only while it matches. */
+const hotHeadFile = (root: string, id: string): string => join(topicIndexDir(root, id), 'head-hot.bin');
+
+/** Writes head.json, then its binary hot part stamped with the file just renamed into place. */
+async function writeHead(root: string, id: string, head: TopicHead): Promise<void> {
+  const file = headFile(root, id);
+  const hot: HotSink = { cols: {} };
+  await writeFileAtomic(file, headPieces(head as unknown as Parameters<typeof headPieces>[0], hot));
+  if ((hot.cols.path?.length ?? 0) < MIN_HOT_ROWS || hot.fields === undefined || hot.coldFrom === undefined) return;
+  const st = await stat(file, { bigint: true }).catch(() => null);
+  if (!st) return;
+  const stamp: HeadStamp = { ino: st.ino, size: st.size, mtimeNs: st.mtimeNs };
+  await writeHotHead(hotHeadFile(root, id), stamp, { fields: hot.fields, cols: hot.cols, coldFrom: hot.coldFrom });
+}
 export const annMetaFile = (root: string, id: string): string => join(topicIndexDir(root, id), 'ann.json');
 
 /** The head stored in head.json, checked; null when it is of another format or damaged. */
@@ -104,6 +119,11 @@ function parseWhole(bytes: Buffer): unknown {
 
 export async function loadHead(root: string, id: string): Promise<TopicHead | null> {
   const file = headFile(root, id);
+  const hot = readHotHead(hotHeadFile(root, id), file);
+  if (hot) {
+    const head = decodeHead(hot.fields, hot.files);
+    if (head?.topic === id) return head;
+  }
   let read: HeadBytes | null = null;
   try {
     read = readHeadFile(file);
@@ -114,7 +134,14 @@ export async function loadHead(root: string, id: string): Promise<TopicHead | nu
   // Written in lines (head-file.ts): the cold columns wait in the file; else (an older head) parsed whole.
   const head = lines ? decodeHead(lines.fields, lines.files) : decodeHead(read ? parseWhole(wholeOf(read)) : null);
   if (head && !lines) readWhole.add(head);
-  return head && head.topic === id ? head : null;
+  if (head?.topic !== id) return null;
+  // A head of many files read without its binary copy (an older root, or one a crash left
+  // behind): made now from what was just parsed, so the next reader skips the parse.
+  if (lines?.hot && lines.coldFrom !== undefined && lines.coldFrom >= 0 && read?.stamp) {
+    const { files: _files, ...fields } = lines.fields;
+    await writeHotHead(hotHeadFile(root, id), read.stamp, { fields: JSON.stringify(fields), cols: lines.hot, coldFrom: lines.coldFrom });
+  }
+  return head;
 }
 
 const readWhole = new WeakSet<TopicHead>();
@@ -361,7 +388,7 @@ export async function searchLexicalAcross(
 export async function saveHead(root: string, id: string, head: TopicHead): Promise<void> {
   // The assembled index of the old head is stale either way; the next load reuses cached segments.
   memo.delete(memoKey(root, id));
-  await writeFileAtomic(headFile(root, id), headPieces(head as unknown as Parameters<typeof headPieces>[0]));
+  await writeHead(root, id, head);
   await primeHeadCache(root, id, head);
   await removeUnreferenced(root, id, head);
 }
@@ -387,7 +414,7 @@ async function removeUnreferenced(root: string, id: string, head: TopicHead): Pr
 
 /** Rewrites only the head (stat refreshes: same content, new mtime). */
 export async function saveHeadOnly(root: string, id: string, head: TopicHead): Promise<void> {
-  await writeFileAtomic(headFile(root, id), headPieces(head as unknown as Parameters<typeof headPieces>[0]));
+  await writeHead(root, id, head);
   const cached = memo.get(memoKey(root, id));
   if (cached && cached.head.generation === head.generation) cached.head = head;
 }
