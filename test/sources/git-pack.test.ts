@@ -2,7 +2,7 @@
  * The fetched blobs packed for the root (packInto), moved into its object store (adoptPacks):
  * `git add` then finds them instead of writing them, and stages exactly what it would have.
  */
-import { cpSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { adoptPacks, stageAll } from '../../src/lib/root-git.js';
@@ -39,7 +39,7 @@ describe('packInto and adoptPacks', () => {
   it('stores every kept blob once, so git add writes none of them again', async () => {
     const dest = join(work, 'fetched');
     const packs = join(work, 'packs');
-    const res = await fetchGitSource({ url: fx.url }, dest, { packInto: join(packs, '0') });
+    const res = await fetchGitSource({ url: fx.url }, dest, { packInto: join(packs, '0'), packMinFiles: 1 });
     expect(readdirSync(join(packs, '0')).filter((n) => n.endsWith('.idx')).length).toBe(1);
 
     const root = rootWith(dest);
@@ -66,7 +66,7 @@ describe('packInto and adoptPacks', () => {
   it('a root rule that changes the bytes on add still stages what git add would', async () => {
     const dest = join(work, 'fetched');
     const packs = join(work, 'packs');
-    await fetchGitSource({ url: fx.url, paths: ['docs/'] }, dest, { packInto: join(packs, '0') });
+    await fetchGitSource({ url: fx.url, paths: ['docs/'] }, dest, { packInto: join(packs, '0'), packMinFiles: 1 });
     const root = rootWith(dest);
     // A clean filter that upper-cases: none of the fetched blobs is what git add stores.
     git(root, 'config', 'filter.up.clean', 'tr a-z A-Z');
@@ -75,6 +75,19 @@ describe('packInto and adoptPacks', () => {
     await stageAll(root, ['references/t'], { blobsStored: true });
     const oid = git(root, 'rev-parse', ':references/t/docs/guide.md');
     expect(git(root, 'cat-file', 'blob', oid)).toBe('# GUIDE\n\nINSTALL IT, THEN RUN IT.');
+  });
+
+  it('makes no pack for a few files (git add stores them itself, in one pack of its own)', async () => {
+    const dest = join(work, 'fetched');
+    const packs = join(work, 'packs');
+    const res = await fetchGitSource({ url: fx.url }, dest, { packInto: join(packs, '0') });
+    expect(res.files.length).toBeLessThan(32);
+    expect(existsSync(join(packs, '0'))).toBe(false);
+    const root = rootWith(dest);
+    const before = looseObjects(root);
+    await stageAll(root, ['references/t']);
+    expect(looseObjects(root)).toBe(before);
+    for (const f of res.files) expect(git(root, 'rev-parse', `:references/t/${f.path}`)).toBe(git(root, 'hash-object', '--', `references/t/${f.path}`));
   });
 
   it('adopts nothing when there is no pack', async () => {

@@ -92,6 +92,8 @@ export interface FetchOptions extends GitCallOptions {
    * compressing and writing each again. Best effort: when packing fails the folder is removed.
    */
   packInto?: string;
+  /** Fewer kept files than this make no pack (PACK_MIN_FILES; tests of the pack lower it). */
+  packMinFiles?: number;
   /**
    * The remote's ls-remote answer for this source's url and ref (remoteCommit), read by the
    * caller just before: the fetch resolves the ref in it instead of a second round trip.
@@ -348,7 +350,7 @@ export async function fetchGitSource(src: GitSourceSpec, destDir: string, opts: 
     }
     for (const e of candidates.slice(next)) skipped.push({ path: e.path, reason: stopped ?? CAP_REASONS.max_files });
     if (files.length === 0) throw emptyFetch(src.url, paths, skipped);
-    if (opts.packInto) await packKept(snap, files, opts.packInto);
+    if (opts.packInto && files.length >= (opts.packMinFiles ?? PACK_MIN_FILES)) await packKept(snap, files, opts.packInto);
     const kind = refKind(state.resolved);
     return { commit: snap.commit, ref: state.resolved.ref, ...(kind ? { ref_kind: kind } : {}), files, skipped: withSizes(snap, skipped) };
   });
@@ -359,6 +361,13 @@ interface Download {
   round: TreeEntry[];
   failed: Promise<unknown>;
 }
+
+/**
+ * Under this many files the pack is not made: its two git processes (fast-import, pack-objects;
+ * ~45 ms of CPU) cost more than what `git add` and `write-tree` then write themselves (the blobs
+ * into one pack through git's bulk check-in, a few loose trees). The commit is the same.
+ */
+const PACK_MIN_FILES = 32;
 
 async function packKept(snap: Snapshot, files: GitFetchResult['files'], dir: string): Promise<void> {
   const kept = files.map((f) => ({ path: f.path, oid: snap.oids.get(f.path)! }));
