@@ -13,7 +13,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { inflateSync } from 'node:zlib';
 
 import { environmentError, TkomaError } from './errors.js';
-import { entriesUnder, indexFileOf, ownGitDir, plainPathspecs, readIndexFile } from './git-index.js';
+import { indexFileOf, ownGitDir, plainPathspecs, readIndexFile } from './git-index.js';
 import { keepMallocHeap } from './git-malloc.js';
 import { gitDirOf } from './root-state.js';
 import { listDir } from './soft-fs.js';
@@ -270,8 +270,8 @@ export async function forceAdd(root: string, paths: string[], env: NodeJS.Proces
 export async function indexEntries(root: string, paths: string[]): Promise<string> {
   // Read from the index file where git-index.ts can (a git process less per mutation).
   const file = plainPathspecs(paths) ? indexFileOf(gitDirOf(root)) : null;
-  const entries = file ? readIndexFile(file) : null;
-  if (entries) return entriesUnder(entries, paths).map((e) => `${e.mode} ${e.oid} ${e.stage}\t${e.path}\0`).join('');
+  const entries = file ? readIndexFile(file, { paths }) : null;
+  if (entries) return entries.map((e) => `${e.mode} ${e.oid} ${e.stage}\t${e.path}\0`).join('');
   return git(root, ['ls-files', '-s', '-z', '--', ...paths]);
 }
 

@@ -14,7 +14,7 @@ import { closeSync, existsSync, fstatSync, openSync, readFileSync, readSync, sta
 import { isAbsolute, join, resolve } from 'node:path';
 
 import { TkomaError } from './errors.js';
-import { entriesUnder, indexFileOf, plainPathspecs, readIndexFile } from './git-index.js';
+import { indexFileOf, plainPathspecs, readIndexFile } from './git-index.js';
 import { keepMallocHeap } from './git-malloc.js';
 
 /** A git operation that stopped half-way and waits for the operator. */
@@ -148,9 +148,9 @@ function listUnmerged(root: string, paths: string[]): string[] | null {
 /** The answer of `git ls-files -u -- <paths>` read from the index file itself, or null where git must be asked (git-index.ts). */
 function unmergedFromIndexFile(root: string, paths: string[]): string[] | null {
   const file = plainPathspecs(paths) ? indexFileOf(gitDirOf(root)) : null;
-  const entries = file ? readIndexFile(file) : null;
+  const entries = file ? readIndexFile(file, { paths, unmerged: true }) : null;
   if (!entries) return null;
-  return [...new Set(entriesUnder(entries, paths).filter((e) => e.stage > 0).map((e) => e.path))].sort();
+  return [...new Set(entries.map((e) => e.path))].sort();
 }
 
 const WAY_OUT: Record<GitOperation, string> = {

@@ -6,7 +6,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { entriesUnder, plainPathspecs, readIndexEntries } from '../../src/lib/git-index.js';
+import { plainPathspecs, readIndexEntries } from '../../src/lib/git-index.js';
 import { indexEntries } from '../../src/lib/root-git.js';
 import { unmergedPaths } from '../../src/lib/root-state.js';
 import { git, tempDir } from '../helpers/git-repos.js';
@@ -42,7 +42,7 @@ const index = (): Buffer => readFileSync(join(root, '.git', 'index'));
 /** git's own answer, as the tool read it (UTF-8). */
 const lsFiles = (...args: string[]): string => execFileSync('git', ['ls-files', ...args], { cwd: root, encoding: 'utf8' });
 const asLsFilesS = (paths: string[]): string =>
-  entriesUnder(readIndexEntries(index())!, paths)
+  readIndexEntries(index(), { paths })!
     .map((e) => `${e.mode} ${e.oid} ${e.stage}\t${e.path}\0`)
     .join('');
 const SCOPES: string[][] = [[], ['references/t'], ['references/t', 'a.txt'], ['references/t/x.md'], ['references'], ['références'], ['nothing/here']];

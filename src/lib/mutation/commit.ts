@@ -22,7 +22,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { TkomaError } from '../errors.js';
 import { branchRefFromFiles, type CommitAuthor, forceAdd, git, stageAll } from '../root-git.js';
 import { assertRootIdle, gitDirOf } from '../root-state.js';
-import { entriesUnder, plainPathspecs, readIndexFile } from '../git-index.js';
+import { plainPathspecs, readIndexFile } from '../git-index.js';
 import { indexIsTree } from './index-file.js';
 import { stagingPath } from './journal.js';
 
@@ -170,8 +170,8 @@ async function trackManifest(root: string, dir: string, env: NodeJS.ProcessEnv):
   }
   // The temporary index is ours: read from its file where git-index.ts can (a git process less).
   const elsewhere = process.env.GIT_DIR || process.env.GIT_WORK_TREE || process.env.GIT_COMMON_DIR;
-  const entries = env.GIT_INDEX_FILE && !elsewhere && plainPathspecs([dir]) ? readIndexFile(env.GIT_INDEX_FILE) : null;
-  const tracked = new Set(entries ? entriesUnder(entries, [dir]).map((e) => e.path) : (await git(root, ['ls-files', '-z', '--', dir], {}, env)).split('\0'));
+  const entries = env.GIT_INDEX_FILE && !elsewhere && plainPathspecs([dir]) ? readIndexFile(env.GIT_INDEX_FILE, { paths: [dir] }) : null;
+  const tracked = new Set(entries ? entries.map((e) => e.path) : (await git(root, ['ls-files', '-z', '--', dir], {}, env)).split('\0'));
   const missing = [...wanted].filter((p) => !tracked.has(p) && existsSync(join(root, p)));
   if (missing.length > 0) await forceAdd(root, missing, env);
 }
