@@ -13,6 +13,7 @@ import { createRequestFor, depStatus, findTopic, repoKey } from '../../src/lib/d
 import { serializeTopicMd } from '../../src/lib/store/frontmatter.js';
 import type { TopicFront, TopicSource } from '../../src/lib/store/model.js';
 import { cli, PROJECT, tmpDir } from '../helpers/fixtures.js';
+import { freshRoot } from '../helpers/roots.js';
 
 const workspaceLock = JSON.stringify({
   name: 'mono',
@@ -264,7 +265,7 @@ describe('tkoma-ref deps (the real binary)', () => {
   };
 
   beforeAll(async () => {
-    expect((await cli(['init', '--json'], { root })).code).toBe(0);
+    await freshRoot(root);
     writeTopic(topic('semver', [{ type: 'npm', url: 'npm:semver', package: 'semver', resolved_version: locked('semver') }]));
     writeTopic(topic('zod-3', [{ type: 'npm', url: 'npm:zod', package: 'zod', resolved_version: '3.23.8' }]));
     writeTopic(topic('mm', [{ type: 'git', url: 'https://github.com/isaacs/minimatch', ref: `v${locked('minimatch')}`, ref_kind: 'tag' }]));

@@ -13,13 +13,14 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { expiredSessions } from '../../src/lib/mcp/http.js';
-import { BIN, cli, tmpDir } from '../helpers/fixtures.js';
+import { BIN, tmpDir } from '../helpers/fixtures.js';
+import { freshRoot } from '../helpers/roots.js';
 
 const tmp = tmpDir('tkoma-mcp-http-');
 const root = join(tmp.path, 'kb');
 
 beforeAll(async () => {
-  expect((await cli(['init'], { root })).code).toBe(0);
+  await freshRoot(root);
 });
 afterAll(() => tmp.cleanup());
 
