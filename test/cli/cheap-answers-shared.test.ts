@@ -9,7 +9,8 @@ import { join } from 'node:path';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { allowLocalSources, BIN, binEnv, cli, type CliResult, git, makeRepo, PROJECT, tmpDir } from '../helpers/fixtures.js';
+import { BIN, binEnv, cli, type CliResult, git, makeRepo, PROJECT, tmpDir } from '../helpers/fixtures.js';
+import { freshRoot } from '../helpers/roots.js';
 
 const tmp = tmpDir();
 afterAll(() => tmp.cleanup());
@@ -66,8 +67,7 @@ function committed(root: string) {
 }
 
 beforeAll(async () => {
-  await cli(['init'], { root: template });
-  allowLocalSources(template);
+  await freshRoot(template);
   url = makeRepo(join(tmp.path, 'up'), { 'README.md': '# Kept\n\nText.\n', 'docs/a.md': '# A\n\nMore.\n' }).url;
   expect((await cli(['topic', 'create', '--yes', '--json', '--title', 'Kept', '--git', url], { root: template })).code).toBe(0);
   // A ghost's request waiting for the operator: what approve and deny decide.

@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fenceFor, renderSearch } from '../../src/lib/mcp/tools.js';
 import { cli, tmpDir } from '../helpers/fixtures.js';
 import { WIDGETRY, writeTopic } from '../helpers/index-topics.js';
+import { freshRoot } from '../helpers/roots.js';
 
 describe('a use-lite root (chunk vectors off by design)', () => {
   const tmp = tmpDir();
@@ -48,7 +49,7 @@ describe('an embedder named on the command line that cannot answer', () => {
   afterAll(() => tmp.cleanup());
 
   it('warns, and the search still answers lexically', async () => {
-    expect((await cli(['init'], { root })).code).toBe(0);
+    await freshRoot(root);
     await writeTopic(root, WIDGETRY);
     // A port that was free a moment ago: nothing listens there.
     const port = await new Promise<number>((resolve) => {
