@@ -36,9 +36,10 @@ export function layout(count: number, strings: number, stringBytes: number, runs
 
 /**
  * Digest of a doc-ordered id list given as one text and its UTF-16 offsets (the form the lexical
- * part keeps them in): sha256 of the text's UTF-8, then of the offsets as little-endian u32.
+ * part keeps them in): sha256 of the text's UTF-8, then of the offsets as little-endian u32. The
+ * text may be given as its UTF-8 bytes: the same digest.
  */
-export function digestIds(text: string, offsets: Uint32Array): Buffer {
+export function digestIds(text: string | Uint8Array, offsets: Uint32Array): Buffer {
   const le = LITTLE_ENDIAN ? new Uint8Array(offsets.buffer, offsets.byteOffset, offsets.byteLength) : Buffer.alloc(offsets.length * 4);
   if (!LITTLE_ENDIAN) offsets.forEach((v, i) => (le as Buffer).writeUInt32LE(v, 4 * i));
   return createHash('sha256').update(text).update(le).digest();

@@ -196,7 +196,7 @@ export class SegmentWriter {
   }
 }
 
-const idDigestOf = (p: { text: string; offsets: Uint32Array }): Buffer => digestIds(p.text, p.offsets);
+const idDigestOf = (p: { text: string | Uint8Array; offsets: Uint32Array }): Buffer => digestIds(p.text, p.offsets);
 
 /** Records files larger than this are left on disk by a search (SegmentRecords.open). */
 const RECORDS_ON_DISK_FROM = 1 << 20;

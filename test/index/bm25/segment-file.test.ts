@@ -12,9 +12,11 @@ import {
   isFileSegment,
   openSegmentFile,
   searchSegments,
+  segmentIdParts,
   type Bm25Doc,
   type SegmentView,
 } from '../../../src/lib/index/bm25/index.js';
+import { digestIds } from '../../../src/lib/index/segment-records.js';
 import { forgetTopicIndex, loadHead, syncIndex, topicIndexDir } from '../../../src/lib/index/service.js';
 import { searchReferences } from '../../../src/lib/search/search.js';
 import { makeTmpRoot, writeTopic } from '../../helpers/index-topics.js';
@@ -58,6 +60,35 @@ describe('a segment opened from its file', () => {
       }
     }
     expect(searchSegments(opened, 'gauge', 5).length).toBeGreaterThan(0);
+  });
+
+  it('keeps ASCII ids as bytes: the same ids and ids digest as the decoded segment, non-ASCII and damaged ids as before', () => {
+    const ascii = corpus().slice(0, 20);
+    const wide = [...ascii.slice(0, 5), doc('docs/ré😀sumé.md#0', 'gauge dial'), ...ascii.slice(5, 10)];
+    for (const [name, docs, asBytes] of [['ascii.lex', ascii, true], ['wide.lex', wide, false]] as const) {
+      const bytes = encodeSegment(buildSegment(docs));
+      const opened = openSegmentFile(file(name, bytes));
+      const decoded = decodeSegment(bytes);
+      const parts = segmentIdParts(opened);
+      expect(typeof parts.text !== 'string').toBe(asBytes);
+      const want = segmentIdParts(decoded);
+      expect(digestIds(parts.text, parts.offsets).equals(digestIds(want.text, want.offsets))).toBe(true);
+      expect(opened.ids).toEqual(docs.map((d) => d.id));
+      expect(encodeSegment(opened)).toEqual(bytes);
+    }
+    // An id byte that is not UTF-8 is refused when the file is opened, as the text decode refused it.
+    const bytes = encodeSegment(buildSegment(ascii));
+    const bad = Uint8Array.from(bytes);
+    const idsAt = Buffer.from(bad).indexOf(Buffer.from(ascii[0]!.id));
+    expect(idsAt).toBeGreaterThan(0);
+    bad[idsAt + 2] = 0xff;
+    expect(() => openSegmentFile(file('bad-id.lex', bad))).toThrow(TkomaError);
+    // An id changed to another ASCII byte opens, and its digest no longer matches the records'.
+    const other = Uint8Array.from(bytes);
+    other[idsAt + 2] = 'X'.charCodeAt(0);
+    const changed = segmentIdParts(openSegmentFile(file('other-id.lex', other)));
+    const want = segmentIdParts(decodeSegment(bytes));
+    expect(digestIds(changed.text, changed.offsets).equals(digestIds(want.text, want.offsets))).toBe(false);
   });
 
   it('encodes back to the bytes it was opened from', () => {

@@ -18,6 +18,8 @@
  * other-version buffer throws DAMAGED_STATE (the caller rebuilds) and search never reads out of
  * range.
  */
+import { isAscii } from 'node:buffer';
+
 import { TkomaError } from '../../errors.js';
 import { SegmentData, segmentData, type Bm25Segment } from './segment-data.js';
 
@@ -259,15 +261,21 @@ export interface SegmentFront {
   idOffsets: Uint32Array;
   termOffsets: Uint32Array;
   postStart: Uint32Array;
-  idText: string;
+  /** Undefined when the ids were kept as bytes (idBytes). */
+  idText: string | undefined;
+  /** The ids' bytes, when all ASCII and asked for as bytes: UTF-16 offsets are byte offsets then. */
+  idBytes?: Uint8Array;
   termText: string;
 }
 
 /**
  * The sections before the postings from `front` (the file's bytes from 0, at least up to the
  * postings) and the ids and terms from `texts` (the file's bytes from the ids on), checked.
+ * `idsAsBytes`: ids that are all ASCII stay bytes (a search needs a handful of its 300k ids, and
+ * making the 6 MB string was most of opening a big segment); they pass the same checks, since
+ * ASCII is UTF-8 whose length in UTF-16 units is its length in bytes.
  */
-export function decodeFront(h: SegmentHeader, front: Uint8Array, texts: Uint8Array): SegmentFront {
+export function decodeFront(h: SegmentHeader, front: Uint8Array, texts: Uint8Array, idsAsBytes = false): SegmentFront {
   const L = h.at;
   const weights = read(front, L.weights, h.fields, 'f64');
   for (const w of weights) if (!(w >= 0 && Number.isFinite(w))) throw damaged('bad field weight');
@@ -285,8 +293,12 @@ export function decodeFront(h: SegmentHeader, front: Uint8Array, texts: Uint8Arr
   checkOffsets(termOffsets, h.termsChars, 'term offsets');
   const postStart = read(front, L.postStart, h.terms + 1, 'u32');
   checkOffsets(postStart, h.postings, 'posting starts');
-  const idText = decodeText(texts.subarray(0, h.idsBytes), 'ids', h.idsChars);
+  const idBytes = texts.subarray(0, h.idsBytes);
   const termText = decodeText(texts.subarray(h.idsBytes, h.idsBytes + h.termsBytes), 'terms', h.termsChars);
+  if (idsAsBytes && h.idsBytes === h.idsChars && isAscii(idBytes)) {
+    return { weights, docLen, totalLen, idOffsets, termOffsets, postStart, idText: undefined, idBytes, termText };
+  }
+  const idText = decodeText(idBytes, 'ids', h.idsChars);
   return { weights, docLen, totalLen, idOffsets, termOffsets, postStart, idText, termText };
 }
 

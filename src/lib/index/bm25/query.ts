@@ -8,7 +8,7 @@
  */
 import { TkomaError } from '../../errors.js';
 import { segmentData, type Bm25Segment, type SegmentData } from './segment-data.js';
-import { termPostings } from './segment-file.js';
+import { FileSegment, termPostings } from './segment-file.js';
 import { releaseScratch, takeScratch, TopK } from './topk.js';
 import { processTerm, segmentParts, tokenize, WORD } from './tokenize.js';
 
@@ -34,10 +34,14 @@ export function segmentFieldWeights(seg: Bm25Segment): number[] {
   return [...segmentData(seg).fieldWeights];
 }
 
-/** The ids of a segment as one text and its UTF-16 offsets (doc d: offsets[d]..offsets[d + 1]). */
-export function segmentIdParts(seg: Bm25Segment): { text: string; offsets: Uint32Array } {
+/**
+ * The ids of a segment as one text and its UTF-16 offsets (doc d: offsets[d]..offsets[d + 1]).
+ * The text is given as its UTF-8 bytes when the segment kept them (a file's ASCII ids): hashing
+ * those is hashing the text, without making it.
+ */
+export function segmentIdParts(seg: Bm25Segment): { text: string | Uint8Array; offsets: Uint32Array } {
   const s = segmentData(seg);
-  return { text: s.idText, offsets: s.idOffsets };
+  return { text: (s instanceof FileSegment ? s.idUtf8() : undefined) ?? s.idText, offsets: s.idOffsets };
 }
 
 export interface SegmentView {

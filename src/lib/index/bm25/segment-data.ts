@@ -37,10 +37,11 @@ export class SegmentData implements Bm25Segment {
   /** Sum of docLen (float64): the all-live total length, so unmasked views need no pass. */
   readonly totalLen: number;
   private idList: string[] | undefined;
+  private idTextValue: string | undefined;
 
   constructor(
-    /** Every id concatenated in doc order; idOffsets[d]..idOffsets[d+1] is doc d's. */
-    readonly idText: string,
+    /** Every id concatenated in doc order; idOffsets[d]..idOffsets[d+1] is doc d's. Undefined: decodeIdText makes it. */
+    idText: string | undefined,
     /** UTF-16 offsets into idText, docCount + 1 of them. */
     readonly idOffsets: Uint32Array,
     readonly fieldWeights: Float64Array,
@@ -62,6 +63,17 @@ export class SegmentData implements Bm25Segment {
       for (let i = 0; i < docLen.length; i++) totalLen += docLen[i]!;
     }
     this.totalLen = totalLen;
+    this.idTextValue = idText;
+  }
+
+  /** Every id concatenated in doc order. */
+  get idText(): string {
+    return (this.idTextValue ??= this.decodeIdText());
+  }
+
+  /** For a subclass that keeps its ids as bytes: their text, made when first asked for. */
+  protected decodeIdText(): string {
+    throw new TkomaError('INTERNAL', 'A BM25 segment made without its ids.');
   }
 
   get docCount(): number {

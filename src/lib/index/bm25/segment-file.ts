@@ -2,7 +2,8 @@
  * A BM25 segment opened from its file without reading its postings. A query touches the postings
  * of its few terms, while the postings of every term are nine tenths of the file (5 MB of 5.5 at
  * SciFact scale): reading and checking them all was most of what opening a segment cost a cold
- * search. Opening reads and checks everything else (header, sizes, lengths, offsets, ids, terms);
+ * search. Opening reads and checks everything else (header, sizes, lengths, offsets, ids, terms;
+ * ASCII ids stay bytes, each id made a string when asked for);
  * a term's postings are read when a query first asks for them, checked as decodeSegment checks
  * them, and kept. A damaged posting list throws DAMAGED_STATE when it is read, so nothing is ever
  * read out of range or trusted unchecked.
@@ -11,6 +12,7 @@
  * rewritten, so the descriptor keeps reading the bytes the segment was opened from even after a
  * compaction removes the name. It is closed when the segment is garbage collected.
  */
+import { Buffer } from 'node:buffer';
 import { closeSync } from 'node:fs';
 
 import { damaged, decodeFront, decodeTermPostings, HEADER, readHeader, type SegmentFront, type SegmentHeader } from './format.js';
@@ -45,6 +47,8 @@ const EMPTY_TFS = new Float32Array(0);
 /** A segment whose postings stay in its file until a query asks for a term's. */
 export class FileSegment extends SegmentData {
   private readonly read = new Map<number, TermPostings>();
+  /** The ids' bytes when they are ASCII (decodeFront's idsAsBytes): an id is cut when asked for. */
+  private readonly idAscii: Buffer | undefined;
 
   constructor(
     private readonly header: SegmentHeader,
@@ -52,6 +56,22 @@ export class FileSegment extends SegmentData {
     private readonly fd: number,
   ) {
     super(front.idText, front.idOffsets, front.weights, front.docLen, front.termText, front.termOffsets, front.postStart, EMPTY_DOCS, EMPTY_TFS, front.totalLen);
+    const b = front.idBytes;
+    this.idAscii = b && front.idText === undefined ? Buffer.from(b.buffer, b.byteOffset, b.byteLength) : undefined;
+  }
+
+  override idAt(d: number): string {
+    if (!this.idAscii) return super.idAt(d);
+    return this.idAscii.toString('latin1', this.idOffsets[d], this.idOffsets[d + 1]);
+  }
+
+  protected override decodeIdText(): string {
+    return this.idAscii!.toString('latin1');
+  }
+
+  /** The ids' UTF-8 when kept as bytes (they are ASCII), else undefined: digestIds hashes these. */
+  idUtf8(): Uint8Array | undefined {
+    return this.idAscii;
   }
 
   /** Postings of term `t` (a term number of this segment), read and checked once. */
@@ -107,7 +127,7 @@ export function openSegmentFile(file: string): Bm25Segment {
     const h = readHeader(size >= HEADER ? readAt(fd, HEADER, 0) : new Uint8Array(0), size);
     const front = readAt(fd, h.at.postDocs, 0);
     const texts = readAt(fd, h.at.total - h.at.ids, h.at.ids);
-    const seg = new FileSegment(h, decodeFront(h, front, texts), fd);
+    const seg = new FileSegment(h, decodeFront(h, front, texts, true), fd);
     closeWhenCollected(seg, fd);
     return seg;
   } catch (err) {
