@@ -16,6 +16,7 @@ import type { AnnIndex } from './ann.js';
 import { FileTable } from './file-table.js';
 import { type HeadBytes, type HeadStamp, headPieces, type HotSink, parseHeadLines, readHeadFile } from './head-file.js';
 import { MIN_HOT_ROWS, readHotHead, writeHotHead } from './head-hot.js';
+import type { QueryTermStats } from './bm25/query.js';
 import { isRecord, topicIndexDir, writeFileAtomic } from './layout.js';
 import { LiveChunks } from './live-chunks.js';
 import { TkomaError } from '../errors.js';
@@ -317,17 +318,10 @@ export async function searchLexical(
 export const ACROSS_SPLIT_PART_WEIGHT = 0.5;
 
 /**
- * The query's terms over the topics searched together, per topic (position in `indexes`): how
- * many live chunks each has and how many of them hold each term; `idf` as the terms scored.
+ * The query's terms over the topics searched together: QueryTermStats with its views summed per
+ * topic, so `docs[i]` and `df[q][i]` are index i's (position in `indexes`).
  */
-export interface AcrossTermStats {
-  terms: string[];
-  idf: number[];
-  /** Live chunks per index. */
-  docs: number[];
-  /** df[q][i]: live chunks of index i holding term q. */
-  df: number[][];
-}
+export type AcrossTermStats = QueryTermStats;
 
 /**
  * One BM25 query over several topics scored as one corpus: N, the average length and every df
