@@ -82,14 +82,19 @@ export function splitFront(text: string, file: string): { toml: string; body: st
 /** Root keys read lazily: `files` lists every file of the topic, and a search never reads it. */
 const LAZY_KEYS: ReadonlySet<string> = new Set(['files']);
 
+/** Where a lazy `files` comes from: the note's array lines, or the note read again (front-cache.ts). */
+interface FileItems {
+  items(): readonly string[];
+}
+
 /** Fronts whose `files` is still unread: their lines. */
-const unread = new WeakMap<TopicFront, LineArray>();
+const unread = new WeakMap<TopicFront, FileItems>();
 
 /**
  * `front.files` made from its lines when first read (each front its own copy); assigning sets it.
  * It stays an ordinary enumerable field in its place: spreads, JSON and equality see the array.
  */
-function lazyFiles(front: TopicFront, lines: LineArray): void {
+function lazyFiles(front: TopicFront, lines: FileItems): void {
   let value: string[] | null = null;
   unread.set(front, lines);
   Object.defineProperty(front, 'files', {
@@ -120,6 +125,15 @@ export function shallowCopyFront(front: TopicFront): TopicFront {
   for (const key of Object.keys(front)) copy[key] = key === 'files' ? [] : (front as unknown as Record<string, unknown>)[key];
   lazyFiles(copy as unknown as TopicFront, lines);
   return copy as unknown as TopicFront;
+}
+
+/**
+ * `front` with its `files` made by `items` when first read, in the key's place (a front kept
+ * without its files: front-cache.ts). Copies stay lazy as a parsed front's do.
+ */
+export function withLazyFiles(front: TopicFront, items: () => readonly string[]): TopicFront {
+  lazyFiles(front, { items });
+  return front;
 }
 
 export function parseTopicMd(text: string, file: string): ParsedTopic {

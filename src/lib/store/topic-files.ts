@@ -3,13 +3,14 @@
  * and `.tkoma-files.jsonl`, the tracked per-file metadata (source, role, size, hash, fetched_at)
  * that the seeds keep in a database. Writes go through temp file + rename.
  */
-import { existsSync, readdirSync, type Stats } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, type Stats } from 'node:fs';
 import { readFile, rename, writeFile } from 'node:fs/promises';
 import { isAbsolute, join, posix, relative, resolve, sep } from 'node:path';
 
 import type { Role } from '../chunking/types.js';
 import { TkomaError } from '../errors.js';
 import { statOrNull } from '../file-memo.js';
+import { FRONT_CACHE_FROM, keepFront, readCachedFront } from './front-cache.js';
 import { parseTopicMd, serializeTopicMd, shallowCopyFront } from './frontmatter.js';
 import { eachPathRecord, parsePathRecord, pathRecordsPieces, readPathRecords } from './path-records.js';
 import { isValidTopicId, type TopicFront } from './model.js';
@@ -94,6 +95,14 @@ export async function readTopic(root: string, id: string): Promise<LoadedTopic> 
   if (st && hit && hit.ino === st.ino && hit.size === st.size && hit.mtimeMs === st.mtimeMs && hit.front.id === id) {
     return { front: copyFront(hit.front), body: hit.body, dir };
   }
+  // A large note's front, kept beside the root's state (front-cache.ts): its `files` list is
+  // most of the text, and most readers never ask for it.
+  const large = st !== null && st.size >= FRONT_CACHE_FROM;
+  const kept = large ? readCachedFront(root, id, st, () => filesFromNote(file, rel)) : null;
+  if (kept) {
+    parsed.set(file, { text: null, front: copyFront(kept.front), body: kept.body, ino: st!.ino, size: st!.size, mtimeMs: st!.mtimeMs });
+    return { front: kept.front, body: kept.body, dir };
+  }
   let text: string;
   try {
     text = await readFile(file, 'utf8');
@@ -102,7 +111,19 @@ export async function readTopic(root: string, id: string): Promise<LoadedTopic> 
   }
   const { front, body } = parseNote(file, text, rel, st);
   if (front.id !== id) throw idMismatch(rel, text, id, front.id);
+  if (large) keepFront(root, id, st!, front, body);
   return { front, body, dir };
+}
+
+/** The `files` of the note as it is now: a kept front reads them when a caller first asks. */
+function filesFromNote(file: string, rel: string): readonly string[] {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch {
+    throw new TkomaError('MALFORMED_TOPIC', `${rel}: could not be read again for its \`files\``, { file: rel });
+  }
+  return parseTopicMd(text, rel).front.files;
 }
 
 /**
@@ -111,7 +132,7 @@ export async function readTopic(root: string, id: string): Promise<LoadedTopic> 
  * `files` list cost about a millisecond a query. Callers get their own copy, so a command that edits
  * the front never changes the cached one.
  */
-const parsed = new Map<string, { text: string; front: TopicFront; body: string; ino: number; size: number; mtimeMs: number }>();
+const parsed = new Map<string, { text: string | null; front: TopicFront; body: string; ino: number; size: number; mtimeMs: number }>();
 
 function parseNote(file: string, text: string, rel: string, st: Stats | null): { front: TopicFront; body: string } {
   const hit = parsed.get(file);
