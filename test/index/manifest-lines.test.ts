@@ -66,4 +66,28 @@ describe('manifest line index', () => {
     await refreshManifestLines(root, 'topic-m', dir, 0);
     expect(ManifestLines.open(root, 'topic-m', dir)!.get('a.md')!.bytes).toBe(1);
   });
+
+  it('answers alike by position and, after many lookups, from the whole index', async () => {
+    const many = Array.from({ length: 300 }, (_, i) => `docs/page-${String(i).padStart(3, '0')}.md`);
+    write(many.map((p, i) => rec(p, i)));
+    await refreshManifestLines(root, 'topic-m', dir, 0);
+    const lines = ManifestLines.open(root, 'topic-m', dir)!;
+    const whole = new ManifestLookup(readFileSync(join(dir, MANIFEST_FILE)));
+    // Three rounds: the first 64 lookups read by position, the rest from the index read whole.
+    for (let round = 0; round < 3; round++) {
+      for (const p of [...many.filter((_, i) => i % 7 === round), 'docs/absent.md', 'a']) expect(lines.get(p), p).toEqual(whole.get(p));
+    }
+    expect(lines.get('docs/page-123.md')!.bytes).toBe(123);
+  });
+
+  it('cannot tell, and does not throw, when its path table points past its end', async () => {
+    write(['a.md', 'b.md', 'c.md'].map((p) => rec(p, 1)));
+    await refreshManifestLines(root, 'topic-m', dir, 0);
+    const file = manifestLinesFile(root, 'topic-m');
+    const bytes = readFileSync(file);
+    // The second path's start (header 40 bytes, then 12 bytes per entry) far past the file.
+    bytes.writeUInt32LE(0xfffffff0, 40 + 3 * 12 + 4);
+    writeFileSync(file, bytes);
+    expect(ManifestLines.open(root, 'topic-m', dir)!.get('b.md')).toBeNull();
+  });
 });

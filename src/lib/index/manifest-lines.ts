@@ -19,7 +19,7 @@ import { join } from 'node:path';
 import { statOrNull } from '../file-memo.js';
 import { type FileRecord, MANIFEST_FILE, parseManifestLine } from '../store/topic-files.js';
 import { topicIndexDir, writeFileAtomic } from './layout.js';
-import { readRegularOrNull } from './regular-file.js';
+import { closeWhenCollected, openRegular, readFully, readRegularOrNull } from './regular-file.js';
 
 const MAGIC = 'TKML0001';
 const HEAD = 8 + 3 * 8 + 4 + 4;
@@ -111,45 +111,112 @@ export async function refreshManifestLines(root: string, id: string, dir: string
   await writeFileAtomic(file, out);
 }
 
+/**
+ * Lookups read by position before the whole index is read: a cold process (the CLI, an MCP
+ * server's first answer) asks for ten paths, and reading a 7 MB index (300k chunks) into fresh
+ * memory cost more than ~40 small reads each. A process that keeps asking reads it whole.
+ */
+const LOOKUPS_BY_POSITION = 64;
+
 /** A topic's manifest read line by line through its index; see the module comment. */
 export class ManifestLines {
+  private bytes: Buffer | null = null;
+  private lookups = 0;
+  private readonly close: () => void;
+
   private constructor(
-    private readonly bytes: Buffer,
+    private readonly fd: number,
+    private readonly length: number,
     private readonly manifest: string,
     private readonly h: { size: number; mtimeMs: number; ino: number; count: number },
-  ) {}
+  ) {
+    this.close = closeWhenCollected(this, fd);
+  }
 
   /** The index of `id`'s manifest, or null when there is none that is well formed. */
   static open(root: string, id: string, dir: string): ManifestLines | null {
-    const bytes = readRegularOrNull(manifestLinesFile(root, id));
-    const h = bytes ? headerOf(bytes, bytes.length) : null;
-    return bytes && h ? new ManifestLines(bytes, join(dir, MANIFEST_FILE), h) : null;
+    let opened: { fd: number; size: number };
+    try {
+      opened = openRegular(manifestLinesFile(root, id));
+    } catch {
+      return null;
+    }
+    const head = Buffer.alloc(HEAD);
+    let h: ReturnType<typeof headerOf> = null;
+    try {
+      h = readFully(opened.fd, head, 0, HEAD, 0) === HEAD ? headerOf(head, opened.size) : null;
+    } catch {
+      h = null;
+    }
+    if (!h) {
+      closeSync(opened.fd);
+      return null;
+    }
+    return new ManifestLines(opened.fd, opened.size, join(dir, MANIFEST_FILE), h);
+  }
+
+  /** `n` bytes at `pos`: from the whole index once it is read, else by position; null past its end. */
+  private at(pos: number, n: number): Buffer | null {
+    if (pos < 0 || n < 0 || pos + n > this.length) return null;
+    if (this.bytes) return this.bytes.subarray(pos, pos + n);
+    const out = Buffer.allocUnsafe(n);
+    return readFully(this.fd, out, pos, n, 0) === n ? out : null;
+  }
+
+  /** The index of `path` in the sorted paths, -1 when absent, null when the index is damaged. */
+  private find(key: Buffer): number | null {
+    const n = this.h.count;
+    const starts = HEAD + n * 12;
+    const paths = starts + (n + 1) * 4;
+    let lo = 0;
+    let hi = n - 1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >>> 1;
+      const bounds = this.at(starts + mid * 4, 8);
+      if (!bounds) return null;
+      const from = bounds.readUInt32LE(0);
+      const to = bounds.readUInt32LE(4);
+      const name = to >= from ? this.at(paths + from, to - from) : null;
+      if (!name) return null;
+      const c = Buffer.compare(name, key);
+      if (c === 0) return mid;
+      if (c < 0) lo = mid + 1;
+      else hi = mid - 1;
+    }
+    return -1;
   }
 
   /**
    * The record a whole parse of the manifest gives `path` (undefined: it has none), or null when
-   * this index cannot tell: the manifest moved since it was written, or its line does not read as
-   * that path's record. The caller then reads the manifest.
+   * this index cannot tell: the manifest moved since it was written, the index is damaged, or its
+   * line does not read as that path's record. The caller then reads the manifest.
    */
   get(path: string): FileRecord | undefined | null {
-    const { bytes, h } = this;
+    const { h } = this;
     const n = h.count;
-    const starts = HEAD + n * 12;
-    const paths = starts + (n + 1) * 4;
-    const key = Buffer.from(path, 'utf8');
-    let lo = 0;
-    let hi = n - 1;
-    let found = -1;
-    while (lo <= hi) {
-      const mid = (lo + hi) >>> 1;
-      const c = Buffer.compare(bytes.subarray(paths + bytes.readUInt32LE(starts + mid * 4), paths + bytes.readUInt32LE(starts + mid * 4 + 4)), key);
-      if (c === 0) {
-        found = mid;
-        break;
+    try {
+      if (!this.bytes && ++this.lookups > LOOKUPS_BY_POSITION) {
+        const whole = Buffer.allocUnsafe(this.length);
+        if (readFully(this.fd, whole, 0, this.length, 0) !== this.length) return null;
+        this.bytes = whole;
+        this.close();
       }
-      if (c < 0) lo = mid + 1;
-      else hi = mid - 1;
+    } catch {
+      return null;
     }
+    let found: number | null;
+    let place: Buffer | null = null;
+    let size: Buffer | null = null;
+    try {
+      found = this.find(Buffer.from(path, 'utf8'));
+      if (found !== null && found >= 0) {
+        place = this.at(HEAD + found * 8, 8);
+        size = this.at(HEAD + n * 8 + found * 4, 4);
+      }
+    } catch {
+      return null;
+    }
+    if (found === null || (found >= 0 && (!place || !size))) return null;
     let fd: number;
     try {
       fd = openSync(this.manifest, 'r');
@@ -160,9 +227,9 @@ export class ManifestLines {
       // The inode read is the one the index was made from, or nothing it says holds.
       if (!sameFile(fstatSync(fd), h.size, h.mtimeMs, h.ino)) return null;
       if (found < 0) return undefined;
-      const length = bytes.readUInt32LE(HEAD + n * 8 + found * 4);
+      const length = size!.readUInt32LE(0);
       const line = Buffer.alloc(length);
-      if (readSync(fd, line, 0, length, bytes.readDoubleLE(HEAD + found * 8)) !== length) return null;
+      if (readSync(fd, line, 0, length, place!.readDoubleLE(0)) !== length) return null;
       const rec = parseManifestLine(line.toString('utf8'));
       return rec?.path === path ? rec : null;
     } catch {
