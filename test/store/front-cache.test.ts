@@ -47,6 +47,14 @@ describe('a large note\'s front, kept', () => {
     expect(second.title).toBe('Title from the kept front');
     expect(second.file_count).toBe(first.file_count);
     expect(second.files.map((f) => f.path)).toEqual(Object.keys(files).sort());
+    // `topic list` counts the files from the kept front, without reading the note's list.
+    const list = async () => ((await cli(['topic', 'list', '--json'], { root })).json as { topic_id: string; file_count: number }[]).find((t) => t.topic_id === ID)!;
+    expect((await list()).file_count).toBe(Object.keys(files).length);
+    const withCount = JSON.parse(readFileSync(kept, 'utf8')) as { file_count: number };
+    expect(withCount.file_count).toBe(Object.keys(files).length);
+    withCount.file_count = 7;
+    writeFileSync(kept, JSON.stringify(withCount));
+    expect((await list()).file_count).toBe(7);
   });
 
   it('is ignored once the note is edited, and made again from it', async () => {

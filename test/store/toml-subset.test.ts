@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 
 import { serializeTopicMd } from '../../src/lib/store/frontmatter.js';
 import type { TopicFront } from '../../src/lib/store/model.js';
-import { parseTomlSubset } from '../../src/lib/store/toml-subset.js';
+import { LineArray, parseTomlSubset } from '../../src/lib/store/toml-subset.js';
 
 /** smol-toml's value, or 'error' when it refuses the text. */
 function reference(text: string): unknown {
@@ -189,5 +189,24 @@ describe('parseTomlSubset', () => {
     const files = Array.from({ length: 2500 }, (_, i) => `d/${i}.md`);
     const text = `files = [\n${files.map((f) => `  "${f}",`).join('\n')}\n]\nafter = true\n`;
     expect(parseTomlSubset(text)).toStrictEqual(smolParse(text));
+  });
+
+  it('counts a lazy array\'s items without making them, as many as it makes', () => {
+    const lazy = new Set(['files']);
+    const texts = [
+      'files = [\n  "a",\n\t"b\tc" ,\n "" ,  \n  "d"\n]\n',
+      'files = [\n"a"\n]',
+      'files = [\n  "a",\n]\nnext = 1',
+      'files = [\n]\n',
+      `files = [\n${Array.from({ length: 2500 }, (_, i) => `  "d/${i}.md",`).join('\n')}\n  "last"\n]\n`,
+    ];
+    const counts = texts.map((text) => {
+      const files = parseTomlSubset(text, lazy)!.files;
+      expect(files, text).toBeInstanceOf(LineArray);
+      const n = (files as LineArray).count();
+      expect(n, text).toBe((files as LineArray).items().length);
+      return n;
+    });
+    expect(counts).toEqual([4, 1, 1, 0, 2501]);
   });
 });

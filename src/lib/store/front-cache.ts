@@ -7,14 +7,14 @@
  *
  * Derived and disposable like the rest of `.tkoma/`: a copy whose stat (inode, size, mtime and
  * ctime: ctime moves on every write, and nobody can set it back) is not the note's is ignored and
- * made again; `files` is read from the note itself when a caller asks for it. Small notes (under
+ * made again; `files` is read from the note itself when a caller asks for it (their count is kept). Small notes (under
  * FRONT_CACHE_FROM) are parsed as before and never copied.
  */
 import type { Stats } from 'node:fs';
 import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-import { withLazyFiles } from './frontmatter.js';
+import { fileCountOf, withLazyFiles } from './frontmatter.js';
 import type { TopicFront } from './model.js';
 import { stateDir } from './root-path.js';
 
@@ -39,7 +39,7 @@ const cacheFile = (root: string, id: string): string => join(stateDir(root), 'to
  * otherwise (no copy, another stat, damaged). `files` reads the note when first asked for.
  */
 export function readCachedFront(root: string, id: string, st: Stats, filesOf: () => readonly string[]): { front: TopicFront; body: string } | null {
-  let kept: { format?: unknown; stamp?: Partial<Stamp>; front?: TopicFront; body?: unknown };
+  let kept: { format?: unknown; stamp?: Partial<Stamp>; front?: TopicFront; body?: unknown; file_count?: unknown };
   try {
     kept = JSON.parse(readFileSync(cacheFile(root, id), 'utf8')) as typeof kept;
   } catch {
@@ -49,8 +49,9 @@ export function readCachedFront(root: string, id: string, st: Stats, filesOf: ()
   const s = kept.stamp;
   if (kept.format !== FORMAT || !s || s.ino !== now.ino || s.size !== now.size || s.mtimeMs !== now.mtimeMs || s.ctimeMs !== now.ctimeMs) return null;
   const front = kept.front;
-  if (typeof front !== 'object' || front === null || front.id !== id || typeof kept.body !== 'string') return null;
-  return { front: withLazyFiles(front, filesOf), body: kept.body };
+  const count = kept.file_count;
+  if (typeof front !== 'object' || front === null || front.id !== id || typeof kept.body !== 'string' || typeof count !== 'number' || !Number.isSafeInteger(count) || count < 0) return null;
+  return { front: withLazyFiles(front, filesOf, count), body: kept.body };
 }
 
 /**
@@ -58,11 +59,12 @@ export function readCachedFront(root: string, id: string, st: Stats, filesOf: ()
  * reader. Best effort: a root on a read-only disk just parses its notes every time.
  */
 export function keepFront(root: string, id: string, st: Stats, front: TopicFront, body: string): void {
+  const fileCount = fileCountOf(front);
   const file = cacheFile(root, id);
   const tmp = `${file}.tmp-${process.pid}`;
   try {
     // `files` stays in its place with no items: the reader puts the note's back there.
-    const text = JSON.stringify({ format: FORMAT, stamp: stampOf(st), front: { ...front, files: [] }, body });
+    const text = JSON.stringify({ format: FORMAT, stamp: stampOf(st), front: { ...front, files: [] }, body, file_count: fileCount });
     mkdirSync(join(stateDir(root), 'topic-fronts'), { recursive: true });
     writeFileSync(tmp, text);
     renameSync(tmp, file);

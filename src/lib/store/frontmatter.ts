@@ -85,6 +85,8 @@ const LAZY_KEYS: ReadonlySet<string> = new Set(['files']);
 /** Where a lazy `files` comes from: the note's array lines, or the note read again (front-cache.ts). */
 interface FileItems {
   items(): readonly string[];
+  /** How many there are, without making them. */
+  count(): number;
 }
 
 /** Fronts whose `files` is still unread: their lines. */
@@ -131,9 +133,14 @@ export function shallowCopyFront(front: TopicFront): TopicFront {
  * `front` with its `files` made by `items` when first read, in the key's place (a front kept
  * without its files: front-cache.ts). Copies stay lazy as a parsed front's do.
  */
-export function withLazyFiles(front: TopicFront, items: () => readonly string[]): TopicFront {
-  lazyFiles(front, { items });
+export function withLazyFiles(front: TopicFront, items: () => readonly string[], count: number): TopicFront {
+  lazyFiles(front, { items, count: () => count });
   return front;
+}
+
+/** `front.files.length`, without making the strings of a list still unread (`topic list` of a large topic). */
+export function fileCountOf(front: TopicFront): number {
+  return unread.get(front)?.count() ?? front.files.length;
 }
 
 export function parseTopicMd(text: string, file: string): ParsedTopic {

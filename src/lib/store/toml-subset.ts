@@ -96,6 +96,14 @@ export class LineArray {
   items(): readonly string[] {
     return (this.made ??= lineArrayItems(this.lines));
   }
+
+  /** How many strings: one per line (every item line ends with one, the last included). */
+  count(): number {
+    if (this.made) return this.made.length;
+    let n = 0;
+    for (let at = this.lines.indexOf('\n'); at >= 0; at = this.lines.indexOf('\n', at + 1)) n++;
+    return n;
+  }
 }
 
 /**

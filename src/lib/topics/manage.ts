@@ -9,6 +9,7 @@ import { rename } from 'node:fs/promises';
 import { TkomaError } from '../errors.js';
 import type { CommitAuthor } from '../root-git.js';
 import { runMutation, stagingPath } from '../mutation.js';
+import { fileCountOf } from '../store/frontmatter.js';
 import { type TopicFront, withFileWarnings } from '../store/model.js';
 import { type FileRecord, readManifest, readTopic, resolveTopicPath, TOPIC_FILE, topicDir, writeTopic } from '../store/topic-files.js';
 import { withUntrustedWarnings } from '../safety/warnings.js';
@@ -129,7 +130,7 @@ export async function deleteTopic(root: string, id: string, author: CommitAuthor
       if (err instanceof TkomaError && err.code === 'MALFORMED_TOPIC') return { front: null, dir: topicDir(root, id) };
       throw err;
     });
-    const fileCount = front?.files.length ?? 0;
+    const fileCount = front ? fileCountOf(front) : 0;
     // One rename takes the whole folder out of sight (journaled first, so a crash puts it back);
     // runMutation deletes it for good after the commit.
     const aside = stagingPath(root, `deleted-${id}`);

@@ -5,6 +5,7 @@ import { byTopic, hasConflictMarkers, rootStateNote, unmergedPaths } from '../ro
 import { readInside } from '../safety/paths.js';
 import { untrustedFor, untrustedSummary } from '../safety/warnings.js';
 import { displayTags, displayTitle } from '../safety/text.js';
+import { fileCountOf } from '../store/frontmatter.js';
 import { fetchedAtProblem, fileStatusOf, sourceVersion, staleness, type TopicFront, versionLabel } from '../store/model.js';
 import { readSkipped } from '../store/skipped.js';
 import { type BrokenTopic, type FileFlag, type LoadedTopic, loadAllTopics, readManifest, readTopic, resolveTopicPath, TOPIC_FILE } from '../store/topic-files.js';
@@ -65,7 +66,7 @@ function listEntry(front: TopicFront, now: Date): TopicListEntry {
     max_age_days: front.max_age_days,
     created_by_ghost: front.created_by?.ghost ?? null,
     source_count: front.sources.length,
-    file_count: front.files.length,
+    file_count: fileCountOf(front),
     tags: displayTags(front.tags),
     ...joinedField('version', front.sources.map(sourceVersion)),
     ...joinedField('upstream_version', front.sources.map((src) => src.upstream_version)),
