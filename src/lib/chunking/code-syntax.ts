@@ -11,8 +11,11 @@ export interface SymbolInfo {
   kind: string;
   /** Bare name ("parseConfig"); Go methods and C++ out-of-class definitions carry their type ("Foo.bar"). */
   name: string;
-  /** Display title when "<kind> <name>" would say less (e.g. "impl Display for Point"). */
-  title?: string;
+  /**
+   * Display title when "<kind> <name>" would say less (e.g. "impl Display for Point"). Always
+   * set, if only to undefined: one object shape for code.ts's optimised functions.
+   */
+  title: string | undefined;
   /** The definition node itself (inside export / decorator / template wrappers). */
   def: Node;
 }
@@ -153,7 +156,7 @@ function goType(node: Node): SymbolInfo | undefined {
   if (!spec || !name) return undefined;
   const t = spec.childForFieldName('type')?.type;
   const kind = t === 'struct_type' ? 'struct' : t === 'interface_type' ? 'interface' : 'type';
-  return { kind, name, def: node };
+  return { kind, name, title: undefined, def: node };
 }
 
 /** Go methods are named by receiver type: `func (h *Handler) ServeHTTP` is Handler.ServeHTTP. */
@@ -162,7 +165,7 @@ function goMethod(node: Node): SymbolInfo | undefined {
   if (!name) return undefined;
   const recv = node.childForFieldName('receiver');
   const type = recv?.descendantsOfType('type_identifier')[0]?.text;
-  return { kind: 'method', name: type ? `${type}.${name}` : name, def: node };
+  return { kind: 'method', name: type ? `${type}.${name}` : name, title: undefined, def: node };
 }
 
 function rustImpl(node: Node): SymbolInfo | undefined {
@@ -183,7 +186,7 @@ function jsBinding(node: Node): SymbolInfo | undefined {
   if (!decl || !value || !FUNCTION_VALUES.has(value.type)) return undefined;
   const name = nameOf(decl);
   if (!name) return undefined;
-  return { kind: value.type.startsWith('class') ? 'class' : 'function', name, def: node };
+  return { kind: value.type.startsWith('class') ? 'class' : 'function', name, title: undefined, def: node };
 }
 
 /** CommonJS: `exports.f = function…`, `Foo.prototype.bar = function…`. */
@@ -195,7 +198,7 @@ function jsAssignment(node: Node): SymbolInfo | undefined {
   let name = left.text.replace(/^(module\.)?exports\.?/, '').replace(/\.prototype\./, '.');
   if (!name) name = (right.childForFieldName('name')?.text ?? 'module.exports');
   const kind = right.type.startsWith('class') ? 'class' : left.text.includes('.prototype.') ? 'method' : 'function';
-  return { kind, name: cleanName(name), def: node };
+  return { kind, name: cleanName(name), title: undefined, def: node };
 }
 
 /** Test-runner calls: describe/it/test (jest, vitest, mocha, node:test), tape's t.test, suite/context. */
@@ -267,7 +270,7 @@ export function classify(node: Node): Classification {
       info = firstSymbol([node.childForFieldName('declaration'), ...node.namedChildren]);
       if (!info && t === 'export_statement') {
         const v = node.childForFieldName('value');
-        if (v && FUNCTION_VALUES.has(v.type)) info = { kind: v.type.startsWith('class') ? 'class' : 'function', name: nameOf(v) ?? 'default', def: v };
+        if (v && FUNCTION_VALUES.has(v.type)) info = { kind: v.type.startsWith('class') ? 'class' : 'function', name: nameOf(v) ?? 'default', title: undefined, def: v };
       }
       break;
     case 'decorated_definition':
@@ -284,14 +287,14 @@ export function classify(node: Node): Classification {
     case 'field_definition': {
       const v = node.childForFieldName('value');
       const name = nameOf(node);
-      if (v && name && FUNCTION_VALUES.has(v.type)) info = { kind: 'function', name, def: node };
+      if (v && name && FUNCTION_VALUES.has(v.type)) info = { kind: 'function', name, title: undefined, def: node };
       break;
     }
     case 'property_signature': {
       // `readonly get: (key: string) => V;` in an interface is a method in all but syntax.
       const type = node.childForFieldName('type');
       const name = nameOf(node);
-      if (name && type?.namedChildren.some((c) => c?.type === 'function_type')) info = { kind: 'function', name, def: node };
+      if (name && type?.namedChildren.some((c) => c?.type === 'function_type')) info = { kind: 'function', name, title: undefined, def: node };
       break;
     }
     case 'type_declaration':
@@ -308,7 +311,7 @@ export function classify(node: Node): Classification {
       const name = node.childForFieldName('declarator')?.text;
       const inner = node.childForFieldName('type');
       const kind = inner?.childForFieldName('body') ? (TYPE_KIND[inner.type] ?? 'type') : 'type';
-      if (name) info = { kind, name: cleanName(name), def: node };
+      if (name) info = { kind, name: cleanName(name), title: undefined, def: node };
       break;
     }
   }
@@ -319,7 +322,7 @@ export function classify(node: Node): Classification {
       const name = nameOf(node) ?? (kind === 'function' ? '(anonymous)' : undefined);
       if (name !== undefined) {
         const qualified = kind === 'function' && name.includes('.') && declaratorName(node) !== undefined;
-        info = { kind: qualified ? 'method' : refineKind(node, kind), name, def: node };
+        info = { kind: qualified ? 'method' : refineKind(node, kind), name, title: undefined, def: node };
       }
     }
   }

@@ -38,32 +38,52 @@ const endRow = (n: Node): number => {
 interface Label {
   title: string;
   kind: string;
-  symbol?: string;
+  symbol: string | undefined;
 }
+
+/**
+ * Labels and units are made only by these two functions, every field set in the same order:
+ * objects of one shape, so the optimised code of the functions below does not meet a new one
+ * and deoptimise. Literals with optional fields left out and spreads gave the Dioxus create's
+ * chunk thread "wrong map" deopts in units, level, emit and merge, and TurboFan compiled each
+ * of them three or four times.
+ */
+const label = (title: string, kind: string, symbol: string | undefined): Label => ({ title, kind, symbol });
 
 /** Rows a..b (0-based, inclusive) of one piece of code; `sym` marks a symbol's own piece. */
 interface Unit {
   a: number;
   b: number;
   label: Label;
-  sym?: Label & { symbol: string };
-  info?: SymbolInfo;
+  sym: (Label & { symbol: string }) | undefined;
+  info: SymbolInfo | undefined;
   /** Only imports, comments, attributes and the like: cannot answer anything alone. */
-  trivial?: boolean;
+  trivial: boolean;
+  /** Exact offsets, for window pieces that may cut inside a very long line. */
+  range: [number, number] | undefined;
 }
 
-interface Seg extends Unit {
-  /** Exact offsets, for window pieces that may cut inside a very long line. */
-  range?: [number, number];
+type Seg = Unit;
+
+function unit(
+  a: number,
+  b: number,
+  lab: Label,
+  sym: (Label & { symbol: string }) | undefined = undefined,
+  info: SymbolInfo | undefined = undefined,
+  trivial = false,
+  range: [number, number] | undefined = undefined,
+): Unit {
+  return { a, b, label: lab, sym, info, trivial, range };
 }
 
 interface Ctx {
-  prefix?: string;
+  prefix: string | undefined;
   /** Joins prefix and member names: "." for classes, " > " inside test suites. */
-  sep?: string;
+  sep: string | undefined;
   inClass: boolean;
   /** Inside a test block (a describe, a Rust `mod tests`, a Python `class Test…`). */
-  inTest?: boolean;
+  inTest: boolean | undefined;
   stmt: Label;
   depth: number;
 }
@@ -84,11 +104,15 @@ function isTestContainer(language: string, info: SymbolInfo, attrs: string): boo
 
 class TreeChunker {
   readonly chunks: Chunk[] = [];
+  /** The file's meta for its test chunks: made once, in the same shape as `meta`. */
+  private readonly testMeta: ChunkMeta;
   constructor(
     private readonly idx: LineIndex,
     private readonly meta: ChunkMeta,
     private readonly o: ResolvedOptions,
-  ) {}
+  ) {
+    this.testMeta = { path: meta.path, role: 'test', language: meta.language };
+  }
 
   /**
    * Units covering rows lo..hi: one per symbol (with its leading comments and attributes), one per
@@ -111,7 +135,7 @@ class TreeChunker {
     let pendingEnd = -1;
     let lastEnd = -1;
     const flush = (): void => {
-      for (const c of pending) raw.push({ a: startRow(c), b: endRow(c), label: ctx.stmt, trivial: true });
+      for (const c of pending) raw.push(unit(startRow(c), endRow(c), ctx.stmt, undefined, undefined, true));
       pending = [];
     };
     for (const { node, info } of items) {
@@ -126,7 +150,12 @@ class TreeChunker {
       let attrs = '';
       if (info && pending.length && a <= pendingEnd + 1) {
         a = startRow(pending[0]);
-        attrs = pending.filter((p) => p.type !== 'comment' && !p.type.includes('comment')).map((p) => p.text).join('\n');
+        // A loop, not filter/map/join: filter's result changes shape when empty (a deopt).
+        let n = 0;
+        for (const p of pending) {
+          if (p.type === 'comment' || p.type.includes('comment')) continue;
+          attrs = n++ === 0 ? p.text : `${attrs}\n${p.text}`;
+        }
         pending = [];
       } else flush();
       if (info) {
@@ -139,9 +168,9 @@ class TreeChunker {
         const title = test
           ? (ctx.prefix ? `${info.title?.split(' ')[0] === 'describe' ? 'describe' : 'test'} ${symbol}` : info.title ?? `test ${symbol}`)
           : info.title && !ctx.prefix ? info.title : `${kind} ${symbol}`;
-        const sym = { kind, symbol, title };
-        raw.push({ a, b, label: sym, sym, info: test && info.kind !== 'test' ? { ...info, kind: 'test' } : info });
-      } else raw.push({ a, b, label: ctx.stmt, trivial: isTrivialNode(node) });
+        const sym = label(title, kind, symbol) as Label & { symbol: string };
+        raw.push(unit(a, b, sym, sym, test && info.kind !== 'test' ? { ...info, kind: 'test' } : info));
+      } else raw.push(unit(a, b, ctx.stmt, undefined, undefined, isTrivialNode(node)));
       lastEnd = b;
     }
     flush();
@@ -166,18 +195,18 @@ class TreeChunker {
       out.push(u);
       cursor = u.b + 1;
     }
-    if (out.length === 0) return [{ a: lo, b: hi, label: ctx.stmt }];
+    if (out.length === 0) return [unit(lo, hi, ctx.stmt)];
     out[0].a = lo;
     for (let i = 1; i < out.length; i++) out[i - 1].b = out[i].a - 1;
     out[out.length - 1].b = Math.max(out[out.length - 1].b, hi);
     return out;
   }
 
-  windows(a: number, b: number, label: Label): Seg[][] {
+  windows(a: number, b: number, lab: Label): Seg[][] {
     const ranges = windowRows(this.idx, a, b, this.o.maxChars);
     return ranges.map(([s, e], i): Seg[] => {
-      const title = ranges.length > 1 ? `${label.title} (part ${i + 1}/${ranges.length})` : label.title;
-      return [{ a: this.idx.rowOf(s), b: this.idx.rowOf(Math.max(s, e - 1)), label: { ...label, title }, range: [s, e] }];
+      const title = ranges.length > 1 ? `${lab.title} (part ${i + 1}/${ranges.length})` : lab.title;
+      return [unit(this.idx.rowOf(s), this.idx.rowOf(Math.max(s, e - 1)), label(title, lab.kind, lab.symbol), undefined, undefined, false, [s, e])];
     });
   }
 
@@ -192,7 +221,7 @@ class TreeChunker {
       sep: jsTest ? ' > ' : '.',
       inClass: !jsTest,
       inTest: ctx.inTest || u.sym.kind === 'test',
-      stmt: { title: `${u.sym.title} (body)`, kind: u.sym.kind, symbol: u.sym.symbol },
+      stmt: label(`${u.sym.title} (body)`, u.sym.kind, u.sym.symbol),
       depth: ctx.depth + 1,
     };
     const lo = Math.min(u.b, Math.max(u.a, startRow(members[0])));
@@ -204,9 +233,10 @@ class TreeChunker {
     const headerEnd = units[k].a - 1;
     if (u.sym.kind === 'test' && headerEnd >= u.a && this.idx.size(u.a, units[k].b) <= this.o.maxChars) {
       // A suite's opening line (and its setup) travels with its first test.
-      units[k] = { ...units[k], a: u.a };
+      const x = units[k]!;
+      units[k] = unit(u.a, x.b, x.label, x.sym, x.info, x.trivial, x.range);
     } else if (headerEnd >= u.a) {
-      if (this.idx.size(u.a, headerEnd) <= this.o.maxChars) out.push([{ a: u.a, b: headerEnd, label: u.sym, sym: u.sym }]);
+      if (this.idx.size(u.a, headerEnd) <= this.o.maxChars) out.push([unit(u.a, headerEnd, u.sym, u.sym)]);
       else out.push(...this.windows(u.a, headerEnd, u.sym));
     }
     out.push(...this.level(units.slice(k), inner));
@@ -309,17 +339,26 @@ class TreeChunker {
       const first = group[0];
       const last = group[group.length - 1];
       const [s, e] = first.range ?? [idx.start(first.a), idx.end(last.b)];
-      const syms = group.filter((g) => g.sym);
-      let label = first.label;
-      if (syms.length > 0) {
-        // The largest symbol names the chunk; the title lists every symbol in it.
-        const main = syms.reduce((m, g) => (idx.size(g.a, g.b) > idx.size(m.a, m.b) ? g : m));
-        const titles = syms.map((g) => g.sym!.title);
-        const title = titles.length > 4 ? `${titles.slice(0, 4).join(', ')} +${titles.length - 4} more` : titles.join(', ');
-        label = { ...main.sym!, title };
+      let lab = first.label;
+      // The largest symbol names the chunk; the title lists every symbol in it (a loop: filter
+      // and map gave arrays whose shape changed with their length, a deopt).
+      let main: Seg | undefined;
+      let mainSize = -1;
+      let syms = 0;
+      let title = '';
+      for (const g of group) {
+        if (!g.sym) continue;
+        const size = idx.size(g.a, g.b);
+        if (size > mainSize) {
+          main = g;
+          mainSize = size;
+        }
+        if (syms < 4) title = syms === 0 ? g.sym.title : `${title}, ${g.sym.title}`;
+        syms++;
       }
-      const test = label.kind === 'test';
-      const c = makeChunk(idx, s, e, test && this.meta.role === 'code' ? { ...this.meta, role: 'test' } : this.meta, label);
+      if (main) lab = label(syms > 4 ? `${title} +${syms - 4} more` : title, main.sym!.kind, main.sym!.symbol);
+      const test = lab.kind === 'test';
+      const c = makeChunk(idx, s, e, test && this.meta.role === 'code' ? this.testMeta : this.meta, lab);
       if (c) this.chunks.push(c);
     }
   }
@@ -364,7 +403,8 @@ export async function chunkCode(path: string, content: string, language: string,
     const o = resolveOptions(opts);
     const tc = new TreeChunker(idx, { path, role: roleForPath(path), language }, o);
     const name = path.slice(path.lastIndexOf('/') + 1);
-    const ctx: Ctx = { inClass: false, stmt: { title: `${name} (top level)`, kind: 'module' }, depth: 0 };
+    // Every field set, in the order expand() sets them: one shape (see `label`).
+    const ctx: Ctx = { prefix: undefined, sep: undefined, inClass: false, inTest: undefined, stmt: label(`${name} (top level)`, 'module', undefined), depth: 0 };
     const top = root.namedChildren.filter((c): c is Node => c !== null);
     tc.emit(tc.level(tc.units(top, 0, idx.lineCount - 1, ctx), ctx));
     return tc.chunks.length ? tc.chunks : fallback();

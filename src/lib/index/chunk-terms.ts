@@ -28,25 +28,58 @@ export interface PackedTerms {
   tfs: Float32Array;
 }
 
-/** The worker side: counts whole files' chunks and packs each batch's terms for the main thread. */
+/** A typed array grown by doubling: numbers kept unboxed, in one elements kind. */
+class Growable<A extends Float64Array | Float32Array | Uint32Array> {
+  n = 0;
+  constructor(
+    private a: A,
+    private readonly make: (n: number) => A,
+  ) {}
+
+  push(x: number): void {
+    if (this.n === this.a.length) {
+      const b = this.make(this.n * 2);
+      b.set(this.a);
+      this.a = b;
+    }
+    this.a[this.n++] = x;
+  }
+
+  /** What was pushed since the last take, in an array of its own size. */
+  take(): A {
+    const out = this.a.slice(0, this.n) as A;
+    this.n = 0;
+    return out;
+  }
+}
+
+/**
+ * The worker side: counts whole files' chunks and packs each batch's terms for the main thread.
+ * Typed arrays rather than number arrays: arrays made anew for each batch went from small
+ * integers to doubles as they filled, and each change of elements kind deoptimised addFile (the
+ * Dioxus create's chunk thread compiled it seven times).
+ */
 export class ChunkTermPacker {
   private readonly counter = new TermCounter(Float64Array.from(DEFAULT_BUILD.fieldWeights));
   /** Terms of the numbering already sent (the main thread keeps them in order). */
   private sent = 0;
-  private docLen: number[] = [];
-  private docTerms: number[] = [];
-  private terms: number[] = [];
-  private tfs: number[] = [];
+  private readonly docLen = new Growable(new Float64Array(1024), (n) => new Float64Array(n));
+  private readonly docTerms = new Growable(new Uint32Array(1024), (n) => new Uint32Array(n));
+  private readonly terms = new Growable(new Uint32Array(1 << 15), (n) => new Uint32Array(n));
+  /** Each tf rounded once to a float32 as it is stored, as a segment stores it. */
+  private readonly tfs = new Growable(new Float32Array(1 << 15), (n) => new Float32Array(n));
 
   /** Counts every chunk of the file at `path`, in order. */
   addFile(path: string, chunks: readonly Chunk[]): void {
-    const { counter } = this;
+    const { counter, docLen, docTerms, terms, tfs } = this;
     for (const c of chunks) {
-      this.docLen.push(counter.count(lexicalFields(c, path, c.text)));
-      this.docTerms.push(counter.touched.length);
-      for (const t of counter.touched) {
-        this.terms.push(t);
-        this.tfs.push(counter.takeTf(t));
+      docLen.push(counter.count(lexicalFields(c, path, c.text)));
+      const touched = counter.touched;
+      docTerms.push(touched.length);
+      for (let i = 0; i < touched.length; i++) {
+        const t = touched[i]!;
+        terms.push(t);
+        tfs.push(counter.takeTf(t));
       }
     }
   }
@@ -62,16 +95,11 @@ export class ChunkTermPacker {
     const packed: PackedTerms = {
       newTerms: fresh.join(''),
       newTermEnds,
-      docLen: Float64Array.from(this.docLen),
-      docTerms: Uint32Array.from(this.docTerms),
-      terms: Uint32Array.from(this.terms),
-      // Float32Array.from rounds each float64 tf once, as storing it in a segment would.
-      tfs: Float32Array.from(this.tfs),
+      docLen: this.docLen.take(),
+      docTerms: this.docTerms.take(),
+      terms: this.terms.take(),
+      tfs: this.tfs.take(),
     };
-    this.docLen = [];
-    this.docTerms = [];
-    this.terms = [];
-    this.tfs = [];
     const transfer = [packed.newTermEnds, packed.docLen, packed.docTerms, packed.terms, packed.tfs].map((a) => a.buffer as ArrayBuffer);
     return { packed, transfer };
   }
