@@ -29,6 +29,17 @@ export interface DirWatcher {
 
 /** Watches `dir` and every folder under it (not following links); resolves once all are watched. */
 export async function watchTree(dir: string, opts: DirWatchOptions): Promise<DirWatcher> {
+  const w = startWatchTree(dir, opts);
+  await w.ready;
+  return w;
+}
+
+/**
+ * watchTree's watcher at once, its folders still being watched until `ready` resolves: listing
+ * every folder reads every entry (207,713 at 300k chunks: ~0.3–0.4 s of CPU, twice that in wall
+ * time), which an MCP server's first answer need not wait for.
+ */
+export function startWatchTree(dir: string, opts: DirWatchOptions): DirWatcher & { ready: Promise<void> } {
   const watchers = new Map<string, FSWatcher>();
   let closed = false;
 
@@ -88,8 +99,9 @@ export async function watchTree(dir: string, opts: DirWatchOptions): Promise<Dir
     for (const e of entries) if (e.isDirectory()) await add(join(folder, e.name));
   };
 
-  await add(dir);
   return {
+    // add() reports its own failures; a throw past them must not leave `ready` rejected.
+    ready: add(dir).catch(opts.onError),
     get folders() {
       return watchers.size;
     },

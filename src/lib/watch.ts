@@ -139,7 +139,7 @@ async function warmChunker(path: string): Promise<void> {
 }
 
 export async function startWatch(root: string, opts: WatchOptions): Promise<Watcher> {
-  const { watchTree } = await import('./dir-watch.js');
+  const { startWatchTree } = await import('./dir-watch.js');
   const { syncIndex } = await import('./index/service.js');
   const refs = referencesDir(root);
   const emit = (e: WatchEvent): void => {
@@ -219,7 +219,11 @@ export async function startWatch(root: string, opts: WatchOptions): Promise<Watc
     schedule();
   };
   // One watch per folder (dir-watch.ts): chokidar's watch per file ran out of inotify watches.
-  const watcher = await watchTree(refs, { ignored: ignoredPath, onEvent: onFile, onError: (error) => emit({ type: 'error', error }) });
+  // Its folders are watched while the first answers go out (they answer from the index as it is,
+  // with its lag); no sync runs before every folder is watched, so the first reconcile still sees
+  // every change made before it, and the watches every change after.
+  const watcher = startWatchTree(refs, { ignored: ignoredPath, onEvent: onFile, onError: (error) => emit({ type: 'error', error }) });
+  running = watcher.ready;
 
   // Reconcile what happened while nobody watched (the answers meanwhile report the lag), then on
   // every interval.
@@ -247,7 +251,10 @@ export async function startWatch(root: string, opts: WatchOptions): Promise<Watc
   interval.unref?.();
   // Whether the root is behind its remote is said after the first reconcile (syncPending), not
   // here: its git calls block the thread, and a server's first answer waits for this function.
-  emit({ type: 'ready' });
+  // Said once every folder is watched: from then on no change goes unreported.
+  void watcher.ready.then(() => {
+    if (!closed) emit({ type: 'ready' });
+  });
 
   return {
     lag: (topics) => book.lag(topics),

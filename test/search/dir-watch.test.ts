@@ -3,7 +3,7 @@ import { join, sep } from 'node:path';
 
 import { afterEach, describe, expect, it } from 'vitest';
 
-import { type DirEvent, type DirWatcher, watchTree } from '../../src/lib/dir-watch.js';
+import { type DirEvent, type DirWatcher, startWatchTree, watchTree } from '../../src/lib/dir-watch.js';
 import { tmpDir } from '../helpers/tmp.js';
 
 describe('watchTree: one watch per folder', () => {
@@ -76,5 +76,20 @@ describe('watchTree: one watch per folder', () => {
     rmSync(join(t.dir, 'topic-y'), { recursive: true });
     await w.heard('unlinkDir', join(t.dir, 'topic-y'));
     expect(watcher!.folders).toBe(1);
+  });
+
+  it('started, answers at once with its root watched and the folders under it coming; ready once all are', async () => {
+    const t = tmpDir('tkoma-dirwatch-');
+    cleanup = t.cleanup;
+    for (let i = 0; i < 30; i++) mkdirSync(join(t.dir, `topic-${i}`, 'docs'), { recursive: true });
+    const events: [DirEvent, string][] = [];
+    const w = startWatchTree(t.dir, { ignored: () => false, onEvent: (e, p) => events.push([e, p]), onError: (e) => events.push(['change', String(e)]) });
+    watcher = w;
+    // Nothing past the first await has run: only the root's own watch is on.
+    expect(w.folders).toBe(1);
+    await w.ready;
+    expect(w.folders).toBe(61);
+    writeFileSync(join(t.dir, 'topic-29', 'docs', 'late.md'), 'x');
+    while (!events.some(([e, p]) => e === 'add' && p === join(t.dir, 'topic-29', 'docs', 'late.md'))) await new Promise((r) => setTimeout(r, 10));
   });
 });

@@ -187,7 +187,8 @@ describe('watch', () => {
   it('serves too, and refuses nothing a server would answer', async () => {
     const w = await start(root, 'watch');
     try {
-      expect(w.events.some((e) => e.type === 'ready')).toBe(true);
+      // 'ready' comes once every folder is watched, which may be after the socket serves.
+      while (!w.events.some((e) => e.type === 'ready')) await new Promise((r) => setTimeout(r, 20));
       await compare(['search', 'hydraulic press', '--topic', 'topic-gears', '--json']);
       await compare(['topic', 'search', 'sourdough', '--json']);
       const a = (await ping(w.socket)).answered;

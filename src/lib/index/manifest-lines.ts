@@ -142,7 +142,7 @@ export class ManifestLines {
       return null;
     }
     const head = Buffer.alloc(HEAD);
-    let h: ReturnType<typeof headerOf> = null;
+    let h: ReturnType<typeof headerOf>;
     try {
       h = readFully(opened.fd, head, 0, HEAD, 0) === HEAD ? headerOf(head, opened.size) : null;
     } catch {
