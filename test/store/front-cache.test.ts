@@ -3,7 +3,7 @@
  * by the next process while the note's stat is the one it was read at; its `files` still come from
  * the note, and an edit, a copy or a damaged keep falls back to parsing the note.
  */
-import { cpSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 import { afterAll, describe, expect, it } from 'vitest';
@@ -72,6 +72,21 @@ describe('a large note\'s front, kept', () => {
     writeFileSync(copied, JSON.stringify(k));
     expect((await show(copy)).title).toBe('Big topic, edited');
     writeFileSync(kept, '{"format":1,"stamp":');
+    expect((await show(root)).title).toBe('Big topic, edited');
+    // Well-formed JSON with a field of the wrong type: the note is read instead.
+    await show(root);
+    const wrong = JSON.parse(readFileSync(kept, 'utf8')) as { front: { tags: unknown; title: string } };
+    wrong.front.tags = 'not a list';
+    wrong.front.title = 'from a damaged keep';
+    writeFileSync(kept, JSON.stringify(wrong));
+    expect((await show(root)).title).toBe('Big topic, edited');
+    // A link in its place is not followed (as index files are never read through one).
+    const elsewhere = join(tmp.path, 'elsewhere.json');
+    const good = JSON.parse(readFileSync(kept, 'utf8')) as { front: { title: string } };
+    good.front.title = 'through a link';
+    writeFileSync(elsewhere, JSON.stringify(good));
+    rmSync(kept);
+    symlinkSync(elsewhere, kept);
     expect((await show(root)).title).toBe('Big topic, edited');
   });
 

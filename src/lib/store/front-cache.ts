@@ -11,7 +11,7 @@
  * FRONT_CACHE_FROM) are parsed as before and never copied.
  */
 import type { Stats } from 'node:fs';
-import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, constants, fstatSync, mkdirSync, openSync, readSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 import { fileCountOf, withLazyFiles } from './frontmatter.js';
@@ -41,7 +41,9 @@ const cacheFile = (root: string, id: string): string => join(stateDir(root), 'to
 export function readCachedFront(root: string, id: string, st: Stats, filesOf: () => readonly string[]): { front: TopicFront; body: string } | null {
   let kept: { format?: unknown; stamp?: Partial<Stamp>; front?: TopicFront; body?: unknown; file_count?: unknown };
   try {
-    kept = JSON.parse(readFileSync(cacheFile(root, id), 'utf8')) as typeof kept;
+    const text = readKept(cacheFile(root, id));
+    if (text === null) return null;
+    kept = JSON.parse(text) as typeof kept;
   } catch {
     return null;
   }
@@ -50,8 +52,47 @@ export function readCachedFront(root: string, id: string, st: Stats, filesOf: ()
   if (kept.format !== FORMAT || !s || s.ino !== now.ino || s.size !== now.size || s.mtimeMs !== now.mtimeMs || s.ctimeMs !== now.ctimeMs) return null;
   const front = kept.front;
   const count = kept.file_count;
-  if (typeof front !== 'object' || front === null || front.id !== id || typeof kept.body !== 'string' || typeof count !== 'number' || !Number.isSafeInteger(count) || count < 0) return null;
+  if (!wellShaped(front, id) || typeof kept.body !== 'string' || typeof count !== 'number' || !Number.isSafeInteger(count) || count < 0) return null;
   return { front: withLazyFiles(front, filesOf, count), body: kept.body };
+}
+
+/** The fields every reader uses, of the types the note's parser gives them (a hand-edited copy is not trusted). */
+function wellShaped(f: unknown, id: string): f is TopicFront {
+  if (typeof f !== 'object' || f === null) return false;
+  const x = f as Record<string, unknown>;
+  const strings = (v: unknown): boolean => Array.isArray(v) && v.every((t) => typeof t === 'string');
+  return (
+    x.id === id &&
+    ['title', 'type', 'created_at', 'status', 'fetched_at'].every((k) => typeof x[k] === 'string') &&
+    typeof x.trust_score === 'number' &&
+    typeof x.max_age_days === 'number' &&
+    strings(x.tags) &&
+    Array.isArray(x.sources) &&
+    x.sources.every((src) => typeof src === 'object' && src !== null && typeof (src as { url?: unknown }).url === 'string') &&
+    (x.file_status === undefined || Array.isArray(x.file_status)) &&
+    (x.created_by === undefined || (typeof x.created_by === 'object' && x.created_by !== null))
+  );
+}
+
+/** A kept front past this (a note with a body of megabytes) is not kept: its note is parsed instead. */
+const MAX_KEPT_BYTES = 8 * 1024 * 1024;
+
+/**
+ * The kept file's text, read as the index files are (README: never through a link, never a FIFO
+ * or device, bounded by its size); null when it is not a small regular file.
+ */
+function readKept(file: string): string | null {
+  const fd = openSync(file, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  try {
+    const st = fstatSync(fd);
+    if (!st.isFile() || st.size > MAX_KEPT_BYTES) return null;
+    const buf = Buffer.allocUnsafe(st.size);
+    let got = 0;
+    for (let k = 1; got < st.size && k > 0; got += k) k = readSync(fd, buf, got, st.size - got, got);
+    return buf.toString('utf8', 0, got);
+  } finally {
+    closeSync(fd);
+  }
 }
 
 /**
@@ -65,6 +106,7 @@ export function keepFront(root: string, id: string, st: Stats, front: TopicFront
   try {
     // `files` stays in its place with no items: the reader puts the note's back there.
     const text = JSON.stringify({ format: FORMAT, stamp: stampOf(st), front: { ...front, files: [] }, body, file_count: fileCount });
+    if (Buffer.byteLength(text) > MAX_KEPT_BYTES) return;
     mkdirSync(join(stateDir(root), 'topic-fronts'), { recursive: true });
     writeFileSync(tmp, text);
     renameSync(tmp, file);
