@@ -24,8 +24,9 @@ export default tseslint.config(
     },
   },
   {
-    // The binary is CommonJS so a search starts without the ES module loader (see bin/run.cjs).
-    files: ['bin/*.cjs'],
+    // The binary is CommonJS so a search starts without the ES module loader (see bin/run.cjs); so is
+    // the tests' cheap module tracer (test/helpers/trace-requires.cjs).
+    files: ['bin/*.cjs', 'test/helpers/*.cjs'],
     languageOptions: { sourceType: 'commonjs', globals: { require: 'readonly', __filename: 'readonly', __dirname: 'readonly', module: 'writable' } },
     rules: { '@typescript-eslint/no-require-imports': 'off' },
   },
