@@ -413,8 +413,46 @@ async function fetchAndCommit(
   staging: string,
   packs: string,
 ): Promise<Omit<CreateResult, 'chunk_count' | 'vector_search'>> {
-  await mkdir(staging, { recursive: true });
   const finalDir = topicDir(root, req.topic_id);
+  const written = await fetchAndWrite(root, req, opts, staging, packs);
+  crashPoint('create:fetched');
+  await holdPoint('create:fetched');
+  // Under the write lock: the complete folder appears with one rename and is committed; a crash
+  // or failure before the commit takes it back out (runMutation).
+  const { commit } = await opts.progress.task('Commit', () =>
+    runMutation(root, { op: 'create', topicId: req.topic_id, author: opts.author }, async (m) => {
+      assertNew(root, req.topic_id); // a parallel create of the same id may have won
+      if (existsSync(finalDir) && readdirSync(finalDir).length > 0) {
+        throw new TkomaError('TOPIC_EXISTS', `references/${req.topic_id} already exists (without topic.md): move it away or give another \`topic_id\``, {
+          topic_id: req.topic_id,
+        });
+      }
+      m.willWrite([`references/${req.topic_id}`]);
+      await mkdir(join(root, 'references'), { recursive: true });
+      await rename(staging, finalDir);
+      crashPoint('create:moved');
+      await m.adoptPacks(packs);
+      return { message: written.message, value: null };
+    }),
+  );
+  if (!commit) throw new TkomaError('INTERNAL', 'nothing was committed');
+
+  return { status: 'created', topic_id: req.topic_id, title: req.title, commit, ...written.answer };
+}
+
+/** What the commit and the answer need of a fetch, once its files are written. */
+interface Written {
+  message: string;
+  answer: Omit<CreateResult, 'status' | 'topic_id' | 'title' | 'commit' | 'chunk_count' | 'vector_search'>;
+}
+
+/**
+ * Fetches into the staging folder and writes topic.md, the manifest and the skipped list. Only
+ * counts and summaries leave it: the per-file records (a few hundred bytes each, 690k of them at a
+ * million chunks) are garbage before the commit's git processes run.
+ */
+async function fetchAndWrite(root: string, req: CreateRequest, opts: CreateOptions, staging: string, packs: string): Promise<Written> {
+  await mkdir(staging, { recursive: true });
   const { limits, fetch } = await resolveLimits(root, req.limits, opts.limits);
   if (fetch.policy) assertSourcesAllowed(fetch.policy, req.sources);
   const fetched = await fetchSources(req.sources, staging, opts.progress, fetch, packs);
@@ -446,50 +484,27 @@ async function fetchAndCommit(
   await writeManifest(staging, records);
   const skipped = fetched.flatMap((f) => f.skipped);
   await writeSkipped(staging, skippedRecords(skipped));
-  crashPoint('create:fetched');
-  await holdPoint('create:fetched');
-  // Under the write lock: the complete folder appears with one rename and is committed; a crash
-  // or failure before the commit takes it back out (runMutation).
-  const { commit } = await opts.progress.task('Commit', () =>
-    runMutation(root, { op: 'create', topicId: req.topic_id, author: opts.author }, async (m) => {
-      assertNew(root, req.topic_id); // a parallel create of the same id may have won
-      if (existsSync(finalDir) && readdirSync(finalDir).length > 0) {
-        throw new TkomaError('TOPIC_EXISTS', `references/${req.topic_id} already exists (without topic.md): move it away or give another \`topic_id\``, {
-          topic_id: req.topic_id,
-        });
-      }
-      m.willWrite([`references/${req.topic_id}`]);
-      await mkdir(join(root, 'references'), { recursive: true });
-      await rename(staging, finalDir);
-      crashPoint('create:moved');
-      await m.adoptPacks(packs);
-      return { message: commitMessage(req, records.length, ok), value: null };
-    }),
-  );
-  if (!commit) throw new TkomaError('INTERNAL', 'nothing was committed');
-
   return {
-    status: 'created',
-    topic_id: req.topic_id,
-    title: req.title,
-    file_count: records.length,
-    commit,
-    sources: fetched.map((f) => ({
-      type: f.source.type,
-      url: f.source.url,
-      ...(f.source.ref ? { ref: f.source.ref } : {}),
-      ...(f.source.commit ? { commit: f.source.commit } : {}),
-      ...(f.source.final_url ? { final_url: f.source.final_url } : {}),
-      ...(f.source.package ? { package: f.source.package } : {}),
-      ...(sourceVersion(f.source) ? { version: sourceVersion(f.source) } : {}),
-      file_count: f.files.length,
-      ok: f.ok,
-      ...(f.error ? { error: f.error.message } : {}),
-      ...(f.crawl ? { crawl: f.crawl } : {}),
-    })),
-    skipped: { ...skipReport(skipped), ...(skipped.length > 0 ? { file: SKIPPED_FILE } : {}) },
-    warnings: fetched.filter((f) => !f.ok).map((f) => `${f.source.url}: ${f.error?.message}`),
-    limits,
-    untrusted: untrustedSummary(records),
+    message: commitMessage(req, records.length, ok),
+    answer: {
+      file_count: records.length,
+      sources: fetched.map((f) => ({
+        type: f.source.type,
+        url: f.source.url,
+        ...(f.source.ref ? { ref: f.source.ref } : {}),
+        ...(f.source.commit ? { commit: f.source.commit } : {}),
+        ...(f.source.final_url ? { final_url: f.source.final_url } : {}),
+        ...(f.source.package ? { package: f.source.package } : {}),
+        ...(sourceVersion(f.source) ? { version: sourceVersion(f.source) } : {}),
+        file_count: f.files.length,
+        ok: f.ok,
+        ...(f.error ? { error: f.error.message } : {}),
+        ...(f.crawl ? { crawl: f.crawl } : {}),
+      })),
+      skipped: { ...skipReport(skipped), ...(skipped.length > 0 ? { file: SKIPPED_FILE } : {}) },
+      warnings: fetched.filter((f) => !f.ok).map((f) => `${f.source.url}: ${f.error?.message}`),
+      limits,
+      untrusted: untrustedSummary(records),
+    },
   };
 }
