@@ -74,6 +74,27 @@ describe('ls-tree parsing and path selection', () => {
     ]);
   });
 
+  it('parses the bytes git printed as the text they decode to, non-UTF-8 names included', () => {
+    const out = Buffer.concat([
+      Buffer.from(`100644 blob ${A}\tdocs/\u00e9t\u00e9 \u{1f600}.md\x00`),
+      Buffer.from(`100755 blob ${B}\tbad-`),
+      Buffer.from([0xc3, 0x09, 0xff]),
+      Buffer.from(`\x00040000 tree ${C}\tdocs\x00`),
+    ]);
+    expect(parseLsTree(out)).toEqual([
+      { mode: '100644', type: 'blob', oid: A, path: 'docs/\u00e9t\u00e9 \u{1f600}.md' },
+      { mode: '100755', type: 'blob', oid: B, path: 'bad-\ufffd\t\ufffd' },
+      { mode: '040000', type: 'tree', oid: C, path: 'docs' },
+    ]);
+    // The whole text decoded first (as before) gives the same paths.
+    const before = out
+      .toString('utf8')
+      .split('\0')
+      .filter((r) => r !== '')
+      .map((r) => r.slice(r.indexOf('\t') + 1));
+    expect(parseLsTree(out).map((e) => e.path)).toEqual(before);
+  });
+
   it('matches folders, files, and names that are either', () => {
     expect(pathMatches('docs/a.md', 'docs/')).toBe(true);
     expect(pathMatches('docs', 'docs/')).toBe(false);
