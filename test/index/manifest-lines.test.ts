@@ -1,11 +1,11 @@
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 
 import { ManifestLines, manifestLinesFile, refreshManifestLines } from '../../src/lib/index/manifest-lines.js';
 import { ManifestLookup } from '../../src/lib/store/manifest-lookup.js';
-import { MANIFEST_FILE } from '../../src/lib/store/topic-files.js';
+import { MANIFEST_FILE, parseManifestLine } from '../../src/lib/store/topic-files.js';
 import { makeTmpRoot } from '../helpers/index-topics.js';
 
 const rec = (path: string, bytes: number): string =>
@@ -90,4 +90,57 @@ describe('manifest line index', () => {
     writeFileSync(file, bytes);
     expect(ManifestLines.open(root, 'topic-m', dir)!.get('b.md')).toBeNull();
   });
+
+  it('is the bytes a whole read gives, read a piece at a time', async () => {
+    // Lines across the 1 MiB pieces, one line longer than a piece, 2- to 4-byte characters, a
+    // lone surrogate (keys then sorted as bytes), a damaged line, and no newline at the end.
+    const lines: string[] = [];
+    for (let i = 0; i < 9000; i++) lines.push(rec(`d-${(i * 7919) % 9000}/Größe-東京-${i}.md`, i));
+    lines.splice(4000, 0, rec(`long-${'x'.repeat(1_300_000)}.md`, 1), '{"path": broken');
+    // A 4-byte character sorts after U+E000 as bytes, before it as UTF-16.
+    lines.push(rec('😀-emoji.md', 2), rec('\ue000-private.md', 3), rec('\ud800-lone.md', 4), rec('d-0/Größe-東京-0.md', 99));
+    writeFileSync(join(dir, MANIFEST_FILE), lines.join('\n'));
+    await refreshManifestLines(root, 'topic-m', dir, 0);
+    expect(readFileSync(manifestLinesFile(root, 'topic-m')).equals(wholeReadIndex(readFileSync(join(dir, MANIFEST_FILE)), join(dir, MANIFEST_FILE)))).toBe(true);
+    expect(ManifestLines.open(root, 'topic-m', dir)!.get('d-0/Größe-東京-0.md')!.bytes).toBe(99);
+
+    // Without a surrogate the keys are sorted as strings: the same bytes.
+    writeFileSync(join(dir, MANIFEST_FILE), lines.slice(0, -4).join('\n') + '\n');
+    await refreshManifestLines(root, 'topic-m', dir, 0);
+    expect(readFileSync(manifestLinesFile(root, 'topic-m')).equals(wholeReadIndex(readFileSync(join(dir, MANIFEST_FILE)), join(dir, MANIFEST_FILE)))).toBe(true);
+  });
 });
+
+/** The index as it was made from the whole manifest in memory (before it was read in pieces). */
+function wholeReadIndex(bytes: Buffer, file: string): Buffer {
+  const st = statSync(file);
+  const last = new Map<string, [number, number]>();
+  for (let at = 0; at < bytes.length; ) {
+    const nl = bytes.indexOf(10, at);
+    const end = nl === -1 ? bytes.length : nl;
+    const r = parseManifestLine(bytes.toString('utf8', at, end));
+    if (r) last.set(r.path, [at, end - at]);
+    at = end + 1;
+  }
+  const entries = [...last].map(([path, place]) => ({ key: Buffer.from(path, 'utf8'), place })).sort((a, b) => Buffer.compare(a.key, b.key));
+  const n = entries.length;
+  const head = 8 + 3 * 8 + 4 + 4;
+  const pathBytes = entries.reduce((s, e) => s + e.key.length, 0);
+  const out = Buffer.alloc(head + n * 12 + (n + 1) * 4 + pathBytes);
+  out.write('TKML0001', 0, 'latin1');
+  out.writeDoubleLE(st.size, 8);
+  out.writeDoubleLE(st.mtimeMs, 16);
+  out.writeDoubleLE(st.ino, 24);
+  out.writeUInt32LE(n, 32);
+  out.writeUInt32LE(out.length, 36);
+  let p = head + n * 12 + (n + 1) * 4;
+  entries.forEach((e, i) => {
+    out.writeDoubleLE(e.place[0], head + i * 8);
+    out.writeUInt32LE(e.place[1], head + n * 8 + i * 4);
+    out.writeUInt32LE(p - (head + n * 12 + (n + 1) * 4), head + n * 12 + i * 4);
+    e.key.copy(out, p);
+    p += e.key.length;
+  });
+  out.writeUInt32LE(pathBytes, head + n * 12 + n * 4);
+  return out;
+}

@@ -48,6 +48,23 @@ describe('the manifest in pieces', () => {
     const roles = await readManifestRoles(dir);
     expect(roles.size).toBe(12_000);
     expect(roles).toEqual(whole);
+
+    // With a fallback, only the roles it would not give are kept; with it, every role is the same.
+    const fallback = (p: string) => (Number(/-(\d+)\.md$/.exec(p)?.[1]) % 3 === 0 ? 'docs' : 'code');
+    const kept = await readManifestRoles(dir, fallback);
+    expect(kept.size).toBeGreaterThan(0);
+    expect(kept.size).toBeLessThan(whole.size);
+    for (const [path, role] of whole) expect(kept.get(path) ?? fallback(path)).toBe(role);
+  });
+
+  it('keeps the last line of a path, with a fallback too', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'tkoma-manifest-'));
+    dirs.push(dir);
+    writeFileSync(join(dir, '.tkoma-files.jsonl'), '{"path":"a.md","role":"code"}\n{"path":"a.md","role":"docs"}\n{"path":"b.md","role":"docs"}\n{"path":"b.md","role":"test"}\n');
+    const whole = await readManifestRoles(dir);
+    expect([...whole]).toEqual([['a.md', 'docs'], ['b.md', 'test']]);
+    const kept = await readManifestRoles(dir, () => 'docs');
+    expect([...kept]).toEqual([['b.md', 'test']]);
   });
 
   it('reads a last line without its newline, and nothing from a missing manifest', async () => {

@@ -19,7 +19,7 @@ import { join } from 'node:path';
 import { statOrNull } from '../file-memo.js';
 import { type FileRecord, MANIFEST_FILE, parseManifestLine } from '../store/topic-files.js';
 import { topicIndexDir, writeFileAtomic } from './layout.js';
-import { closeWhenCollected, openRegular, readFully, readRegularOrNull } from './regular-file.js';
+import { closeWhenCollected, openRegular, readFully } from './regular-file.js';
 
 const MAGIC = 'TKML0001';
 const HEAD = 8 + 3 * 8 + 4 + 4;
@@ -78,20 +78,20 @@ export async function refreshManifestLines(root: string, id: string, dir: string
   }
   const h = readHeader(file);
   if (h && sameFile(st, h.size, h.mtimeMs, h.ino)) return;
-  const bytes = readRegularOrNull(manifest);
-  if (!bytes) return;
-  // The line a whole parse keeps for each path (topic-files.ts: the last valid one).
-  const last = new Map<string, [number, number]>();
-  for (let at = 0; at < bytes.length; ) {
-    const nl = bytes.indexOf(NEWLINE, at);
-    const end = nl === -1 ? bytes.length : nl;
-    const rec = parseManifestLine(bytes.toString('utf8', at, end));
-    if (rec) last.set(rec.path, [at, end - at]);
-    at = end + 1;
-  }
-  const entries = [...last].map(([path, place]) => ({ key: Buffer.from(path, 'utf8'), place })).sort((a, b) => Buffer.compare(a.key, b.key));
-  const n = entries.length;
-  const pathBytes = entries.reduce((s, e) => s + e.key.length, 0);
+  const found = lastLines(manifest);
+  if (!found) return;
+  const { last, at, len } = found;
+  const paths = [...last.keys()];
+  // Bytewise order of the UTF-8 keys. Without surrogates UTF-16 order is code point order, which
+  // is UTF-8 byte order: no key is encoded to sort (a Buffer a path was ~100 bytes, 70 MB at 692k).
+  const keyed = paths.some((p) => SURROGATE.test(p));
+  if (keyed) {
+    const keys = new Map(paths.map((p) => [p, Buffer.from(p, 'utf8')]));
+    paths.sort((a, b) => Buffer.compare(keys.get(a)!, keys.get(b)!));
+  } else paths.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  const n = paths.length;
+  let pathBytes = 0;
+  for (const p of paths) pathBytes += Buffer.byteLength(p, 'utf8');
   const out = Buffer.alloc(HEAD + n * 12 + (n + 1) * 4 + pathBytes);
   out.write(MAGIC, 0, 'latin1');
   out.writeDoubleLE(st.size, 8);
@@ -99,13 +99,14 @@ export async function refreshManifestLines(root: string, id: string, dir: string
   out.writeDoubleLE(st.ino, 24);
   out.writeUInt32LE(n, 32);
   out.writeUInt32LE(out.length, 36);
-  let p = HEAD + n * 12 + (n + 1) * 4;
-  entries.forEach((e, i) => {
-    out.writeDoubleLE(e.place[0], HEAD + i * 8);
-    out.writeUInt32LE(e.place[1], HEAD + n * 8 + i * 4);
-    out.writeUInt32LE(p - (HEAD + n * 12 + (n + 1) * 4), HEAD + n * 12 + i * 4);
-    e.key.copy(out, p);
-    p += e.key.length;
+  const base = HEAD + n * 12 + (n + 1) * 4;
+  let p = base;
+  paths.forEach((path, i) => {
+    const row = last.get(path)!;
+    out.writeDoubleLE(at[row]!, HEAD + i * 8);
+    out.writeUInt32LE(len[row]!, HEAD + n * 8 + i * 4);
+    out.writeUInt32LE(p - base, HEAD + n * 12 + i * 4);
+    p += out.write(path, p, 'utf8');
   });
   out.writeUInt32LE(pathBytes, HEAD + n * 12 + n * 4);
   await writeFileAtomic(file, out);
@@ -117,6 +118,71 @@ export async function refreshManifestLines(root: string, id: string, dir: string
  * memory cost more than ~40 small reads each. A process that keeps asking reads it whole.
  */
 const LOOKUPS_BY_POSITION = 64;
+
+const SURROGATE = /[\uD800-\uDFFF]/;
+
+/** Bytes of the manifest read at a time: it is never held whole (190 MB at 692k files). */
+const PIECE_BYTES = 1 << 20;
+
+/**
+ * The line a whole parse keeps for each path of the manifest (topic-files.ts: the last valid
+ * one): path → row of the line's offset and length. Null when the file cannot be read.
+ */
+function lastLines(manifest: string): { last: Map<string, number>; at: Float64Array; len: Uint32Array } | null {
+  let file: { fd: number; size: number };
+  try {
+    file = openRegular(manifest);
+  } catch {
+    return null;
+  }
+  const last = new Map<string, number>();
+  let at = new Float64Array(1024);
+  let len = new Uint32Array(1024);
+  let rows = 0;
+  const take = (buf: Buffer, from: number, stop: number, offset: number): void => {
+    const rec = parseManifestLine(buf.toString('utf8', from, stop));
+    if (!rec) return;
+    if (rows === at.length) {
+      at = grown(at, new Float64Array(2 * rows));
+      len = grown(len, new Uint32Array(2 * rows));
+    }
+    at[rows] = offset;
+    len[rows] = stop - from;
+    last.set(rec.path, rows++);
+  };
+  try {
+    let buf = Buffer.alloc(PIECE_BYTES);
+    let pos = 0; // the file offset of buf[0]
+    let held = 0; // bytes of a line begun in the previous piece, at the start of buf
+    for (;;) {
+      const got = readFully(file.fd, buf, pos + held, buf.length - held, held);
+      const end = held + got;
+      let from = 0;
+      for (let nl = buf.indexOf(NEWLINE, from); nl !== -1 && nl < end; nl = buf.indexOf(NEWLINE, from)) {
+        take(buf, from, nl, pos + from);
+        from = nl + 1;
+      }
+      if (got === 0 || pos + end >= file.size) {
+        if (from < end) take(buf, from, end, pos + from); // a last line without its newline
+        break;
+      }
+      buf.copy(buf, 0, from, end);
+      pos += from;
+      held = end - from;
+      if (held === buf.length) buf = Buffer.concat([buf, Buffer.alloc(buf.length)]); // a line longer than a piece
+    }
+  } catch {
+    return null;
+  } finally {
+    closeSync(file.fd);
+  }
+  return { last, at, len };
+}
+
+function grown<T extends Float64Array | Uint32Array>(from: T, to: T): T {
+  to.set(from);
+  return to;
+}
 
 /** A topic's manifest read line by line through its index; see the module comment. */
 export class ManifestLines {

@@ -31,17 +31,77 @@ export async function listTopicFiles(dir: string): Promise<Map<string, FileStat>
  * thread with the answers: walking a 207,713-file topic held it for seconds, the first answer
  * waiting behind it.
  */
-export async function listTopicFilesVia(dir: string, listing: Promise<FindListing | null>): Promise<Map<string, FileStat>> {
+export async function listTopicFilesVia(dir: string, listing: Promise<FindListing | null>): Promise<ReadonlyMap<string, FileStat>> {
   const found = await listing;
   if (found) {
-    const out = new Map<string, FileStat>();
+    const out = new StatTable();
     const read = found.each((rel, size, mtimeMs) => {
-      if (!METADATA.has(rel)) out.set(rel, { size, mtimeMs });
+      if (!METADATA.has(rel)) out.add(rel, size, mtimeMs);
       return true;
     });
     if (read !== null) return out;
   }
   return listTopicFiles(dir);
+}
+
+/**
+ * Path → size and mtime as a map reads them, the numbers kept in two columns: an object per file
+ * (and its mtime as a number object of its own) was ~56 bytes of a sync's listing, 39 MB at
+ * 692k files. Each get() makes the object its caller reads. Paths are added once each.
+ */
+export class StatTable implements ReadonlyMap<string, FileStat> {
+  private readonly rows = new Map<string, number>();
+  private sizes = new Float64Array(1024);
+  private mtimes = new Float64Array(1024);
+
+  add(path: string, size: number, mtimeMs: number): void {
+    const row = this.rows.get(path) ?? this.rows.size;
+    if (row === this.sizes.length) {
+      const grow = (from: Float64Array) => {
+        const to = new Float64Array(2 * from.length);
+        to.set(from);
+        return to;
+      };
+      this.sizes = grow(this.sizes);
+      this.mtimes = grow(this.mtimes);
+    }
+    this.rows.set(path, row);
+    this.sizes[row] = size;
+    this.mtimes[row] = mtimeMs;
+  }
+
+  get size(): number {
+    return this.rows.size;
+  }
+
+  has(path: string): boolean {
+    return this.rows.has(path);
+  }
+
+  get(path: string): FileStat | undefined {
+    const row = this.rows.get(path);
+    return row === undefined ? undefined : { size: this.sizes[row]!, mtimeMs: this.mtimes[row]! };
+  }
+
+  keys(): MapIterator<string> {
+    return this.rows.keys();
+  }
+
+  *entries(): MapIterator<[string, FileStat]> {
+    for (const [path, row] of this.rows) yield [path, { size: this.sizes[row]!, mtimeMs: this.mtimes[row]! }];
+  }
+
+  *values(): MapIterator<FileStat> {
+    for (const [, st] of this.entries()) yield st;
+  }
+
+  [Symbol.iterator](): MapIterator<[string, FileStat]> {
+    return this.entries();
+  }
+
+  forEach(fn: (value: FileStat, key: string, map: ReadonlyMap<string, FileStat>) => void, thisArg?: unknown): void {
+    for (const [path, st] of this.entries()) fn.call(thisArg, st, path, this);
+  }
 }
 
 /**

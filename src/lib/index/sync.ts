@@ -290,8 +290,10 @@ async function syncTopic(ctx: Ctx, id: string): Promise<TopicSyncCounts> {
     // A file keeps its role when it changes; only new files need the manifest (10k lines: ~50 ms).
     const needManifest = toIndex.some((p) => !next.files.has(p));
     // Roles only: the whole records (hashes, URLs, dates) stayed alive through the chunking.
-    const roles = needManifest ? await readManifestRoles(dir) : new Map<string, FileEntry['role']>();
     const { isProsePath, roleForPath } = await import('../chunking/index.js');
+    // Only the roles the loop below would not find itself (its fallback, as of now: a path's
+    // entry is replaced only when that path is indexed).
+    const roles = needManifest ? await readManifestRoles(dir, (p) => next.files.get(p)?.role ?? roleForPath(p)) : new Map<string, FileEntry['role']>();
     const { startChunkPool } = await import('../chunking/pool.js');
     const { ChunkPipeline } = await import('./chunk-pipeline.js');
     toIndex.sort();

@@ -249,12 +249,19 @@ export async function writeManifest(dir: string, records: FileRecord[]): Promise
 
 /**
  * Each manifest path's role, read a piece at a time: what a sync needs of the manifest, without
- * every record of a large topic in memory (690k records held ~400 MB at a million chunks).
+ * every record of a large topic in memory (690k records held ~400 MB at a million chunks). With
+ * `fallback`, only the roles it would not give are kept: a sync falls back to the path's own
+ * role, which a fetched file's record repeats, so a create keeps almost none (a path and an entry
+ * per file were ~100 bytes each, 65 MB at 692k files).
  */
-export async function readManifestRoles(dir: string): Promise<Map<string, FileRecord['role']>> {
+export async function readManifestRoles(dir: string, fallback?: (path: string) => FileRecord['role'] | undefined): Promise<Map<string, FileRecord['role']>> {
   const roles = new Map<string, FileRecord['role']>();
   const names = new Map<string, FileRecord['role']>(); // one copy of each role name
   await eachPathRecord<FileRecord>(join(dir, MANIFEST_FILE), (r) => {
+    if (fallback && r.role === fallback(r.path)) {
+      roles.delete(r.path); // a later line of the same path wins, as in a whole read
+      return;
+    }
     let role = names.get(r.role);
     if (role === undefined) names.set(r.role, (role = r.role));
     roles.set(r.path, role);
