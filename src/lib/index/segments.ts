@@ -109,7 +109,9 @@ const TEXT_PIECE = 1 << 20;
  * writer it does not finish.
  */
 export class SegmentWriter {
-  private readonly records = new RecordsEncoder();
+  /** Dropped once encoded: its columns and string table were ~100 MB at a million chunks. */
+  private records: RecordsEncoder | null = new RecordsEncoder();
+  private added = 0;
   /** The text file's temporary name; null once renamed into place (or removed). */
   private tmp: string | null;
   private fd: number | null;
@@ -131,7 +133,7 @@ export class SegmentWriter {
 
   /** Chunks added so far (the segment's doc count). */
   get count(): number {
-    return this.records.count;
+    return this.added;
   }
 
   /** The next doc of the segment: its text is written (or buffered), its record kept as columns. */
@@ -140,7 +142,8 @@ export class SegmentWriter {
     if (this.used + len > TEXT_PIECE && this.used > 0) this.flush();
     if (len > TEXT_PIECE) writeFully(this.fd!, Buffer.from(c.text, 'utf8'), null);
     else this.used += this.buf.write(c.text, this.used, 'utf8');
-    this.records.add({ id: c.id, path: c.path, startLine: c.startLine, endLine: c.endLine, role: c.role, title: c.title, symbol: c.symbol, kind: c.kind, language: c.language, hash: c.hash, off: this.off, len });
+    this.added++;
+    this.records!.add({ id: c.id, path: c.path, startLine: c.startLine, endLine: c.endLine, role: c.role, title: c.title, symbol: c.symbol, kind: c.kind, language: c.language, hash: c.hash, off: this.off, len });
     this.off += len;
   }
 
@@ -159,7 +162,8 @@ export class SegmentWriter {
     this.fd = null;
     renameSync(this.tmp!, segmentFile(root, topic, gen, 'txt'));
     this.tmp = null;
-    const recordBytes = this.records.encode(gen);
+    const recordBytes = this.records!.encode(gen);
+    this.records = null;
     await writeFileAtomic(segmentFile(root, topic, gen, 'rec'), recordBytes);
     if ('writeFile' in lex) {
       const tmp = tempName(lexFile);

@@ -344,8 +344,12 @@ async function syncTopic(ctx: Ctx, id: string): Promise<TopicSyncCounts> {
 
     ctx.onProgress?.({ topic: id, phase: 'save', done: 0, total: 1 });
     if (built) {
-      const written = await writer.finish(built);
-      next.segments.push({ gen, docs: writer.count, ids: written.records.digest.toString('base64') });
+      const ids = (await writer.finish(built)).records.digest.toString('base64');
+      // The build's ids, lengths and vocabulary are in the segment's files now: garbage before the
+      // head is written (the writer dropped its record columns itself).
+      built = null;
+      lexBuild = null;
+      next.segments.push({ gen, docs: writer.count, ids });
     } else writer.abort();
     await compactSegments(root, id, next);
     if (embedder || next.vectors) {
