@@ -2,12 +2,13 @@
  * The fetched blobs packed for the root (packInto), moved into its object store (adoptPacks):
  * `git add` then finds them instead of writing them, and stages exactly what it would have.
  */
+import { execFileSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { adoptPacks, stageAll } from '../../src/lib/root-git.js';
 import { fetchGitSource } from '../../src/lib/sources/git.js';
-import { fastImportPath } from '../../src/lib/sources/git-tree.js';
+import { fastImportPath, packForRoot } from '../../src/lib/sources/git-tree.js';
 import { git, makeFixture, tempDir, type Fixture } from '../helpers/git-repos.js';
 
 let fx: Fixture;
@@ -103,5 +104,25 @@ describe('fastImportPath', () => {
     expect(fastImportPath('docs/a b.md')).toBe('"docs/a b.md"');
     expect(fastImportPath('"q".md')).toBe('"\\"q\\".md"');
     expect(fastImportPath('back\\slash/é.md')).toBe('"back\\\\slash/é.md"');
+  });
+
+  it('packs every folder tree of thousands of files, its commands written to git a piece at a time', async () => {
+    const repo = join(work, 'many');
+    mkdirSync(repo);
+    git(repo, 'init', '-q', '--bare');
+    const blobs = ['a', 'b', 'c'].map((t) => execFileSync('git', ['hash-object', '-w', '--stdin'], { cwd: repo, input: `${t}\n`, encoding: 'utf8' }).trim());
+    // 9,000 files in 150 folders, two deep: past several pieces of 4,096 lines.
+    const files = Array.from({ length: 9000 }, (_, i) => ({ path: `d${i % 15}/e${i % 150}/f "${i}".md`, oid: blobs[i % 3]! }));
+    await packForRoot(repo, files, join(work, 'pack'));
+    const idx = readdirSync(join(work, 'pack')).find((n) => n.endsWith('.idx'))!;
+    const packed = new Set(git(repo, 'verify-pack', '-v', join(work, 'pack', idx)).split('\n').map((l) => l.split(' ')[0]));
+    // The same folders' trees as git itself builds them from an index of the files.
+    const index = join(work, 'many.index');
+    const env = { ...process.env, GIT_INDEX_FILE: index };
+    execFileSync('git', ['update-index', '--add', '-z', '--index-info'], { cwd: repo, env, input: files.map((f) => `100644 ${f.oid}\t${f.path}\0`).join('') });
+    const root = execFileSync('git', ['write-tree'], { cwd: repo, env, encoding: 'utf8' }).trim();
+    const trees = git(repo, 'ls-tree', '-r', '-d', '-t', root).split('\n').map((l) => l.split(/\s+/)[2]!);
+    expect(trees.length).toBe(165);
+    for (const oid of [...trees, ...blobs]) expect(packed.has(oid), oid).toBe(true);
   });
 });

@@ -169,16 +169,7 @@ export async function packForRoot(cwd: string, files: { path: string; oid: strin
   // Each folder's tree id from fast-import itself (`ls` after the commit; it was a `git ls-tree
   // -r -d -t` of its own), and its objects kept in its pack: under 100 objects it ran `git
   // unpack-objects` to write them loose.
-  const commands = [
-    `commit ${ref}`,
-    'mark :1',
-    'committer tkoma-ref <tkoma-ref@localhost> 0 +0000',
-    'data 0',
-    ...files.map((f) => `M 100644 ${f.oid} ${fastImportPath(f.path)}`),
-    '',
-    ...[...folders].map((d) => `ls :1 ${fastImportPath(d)}`),
-  ];
-  const { stdout: listed } = await runGit(['-c', 'fastimport.unpackLimit=0', 'fast-import', '--quiet'], { ...opts, cwd, input: commands.join('\n') + '\n' });
+  const { stdout: listed } = await runGit(['-c', 'fastimport.unpackLimit=0', 'fast-import', '--quiet'], { ...opts, cwd, input: fastImportCommands(ref, files, folders) });
   let trees = listed
     .toString('utf8')
     .split('\n')
@@ -189,6 +180,32 @@ export async function packForRoot(cwd: string, files: { path: string; oid: strin
     trees = parseLsTree(stdout.toString('utf8')).map((e) => e.oid);
   }
   await mkdir(dir, { recursive: true });
-  const oids = [...new Set([...files.map((f) => f.oid), ...trees])];
-  await runGit(['pack-objects', '-q', '--window=0', join(dir, 'pack')], { ...opts, cwd, input: oids.join('\n') + '\n' });
+  const oids = new Set<string>();
+  for (const f of files) oids.add(f.oid);
+  for (const t of trees) oids.add(t);
+  await runGit(['pack-objects', '-q', '--window=0', join(dir, 'pack')], { ...opts, cwd, input: inLines([...oids]) });
+}
+
+/** Lines of `PIECE_LINES` at a time, each newline-terminated. */
+const PIECE_LINES = 4096;
+
+function* inLines(lines: readonly string[]): Generator<string> {
+  for (let i = 0; i < lines.length; i += PIECE_LINES) yield lines.slice(i, i + PIECE_LINES).join('\n') + '\n';
+}
+
+/**
+ * The fast-import commands of packForRoot a few thousand lines at a time, as git reads them: one
+ * commit of the files, then `ls` of each folder. Made whole they were a string per file and their
+ * join (~120 MB at 692k files) beside the child's work.
+ */
+function* fastImportCommands(ref: string, files: readonly { path: string; oid: string }[], folders: ReadonlySet<string>): Generator<string> {
+  yield `commit ${ref}\nmark :1\ncommitter tkoma-ref <tkoma-ref@localhost> 0 +0000\ndata 0\n`;
+  for (let i = 0; i < files.length; i += PIECE_LINES) {
+    yield files
+      .slice(i, i + PIECE_LINES)
+      .map((f) => `M 100644 ${f.oid} ${fastImportPath(f.path)}\n`)
+      .join('');
+  }
+  yield '\n';
+  yield* inLines([...folders].map((d) => `ls :1 ${fastImportPath(d)}`));
 }
