@@ -251,7 +251,8 @@ export async function startWatch(root: string, opts: WatchOptions): Promise<Watc
   interval.unref?.();
   // Whether the root is behind its remote is said after the first reconcile (syncPending), not
   // here: its git calls block the thread, and a server's first answer waits for this function.
-  // Said once every folder is watched: from then on no change goes unreported.
+
+  // 'ready' once every folder is watched: from then on no change goes unreported.
   void watcher.ready.then(() => {
     if (!closed) emit({ type: 'ready' });
   });

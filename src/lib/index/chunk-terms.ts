@@ -11,6 +11,7 @@ import { DEFAULT_BUILD } from './bm25/segment-data.js';
 import type { ForeignTerms } from './bm25/segment.js';
 import { TermCounter } from './bm25/term-count.js';
 import { lexicalFields } from './lexical-fields.js';
+import { grown } from '../typed-array.js';
 
 /** The terms of a batch's chunks, counted in a worker thread with DEFAULT_BUILD's weights. */
 export interface PackedTerms {
@@ -38,9 +39,7 @@ class Growable<A extends Float64Array | Float32Array | Uint32Array> {
 
   push(x: number): void {
     if (this.n === this.a.length) {
-      const b = this.make(this.n * 2);
-      b.set(this.a);
-      this.a = b;
+      this.a = grown(this.a, this.make(this.n * 2));
     }
     this.a[this.n++] = x;
   }

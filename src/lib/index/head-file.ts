@@ -12,7 +12,7 @@ import { closeSync, fstatSync } from 'node:fs';
 
 import type { FileColumns } from './file-table.js';
 import { COLD_COLUMNS, FileTable } from './file-table.js';
-import { closeWhenCollected, openRegular, readFully } from './regular-file.js';
+import { closeWhenCollected, openRegular, readFully } from '../regular-file.js';
 
 const FILES_OPEN = ',"files":{';
 const NEWLINE = 0x0a;

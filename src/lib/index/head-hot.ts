@@ -21,7 +21,7 @@ import type { FileColumns } from './file-table.js';
 import { FileTable } from './file-table.js';
 import { type HeadStamp, parseCold, stampOf } from './head-file.js';
 import { writeFileAtomic } from './layout.js';
-import { closeWhenCollected, openRegular, readFully, readRegularOrNull } from './regular-file.js';
+import { closeWhenCollected, openRegular, readFully, readRegularOrNull } from '../regular-file.js';
 import type { PathList } from './row-index.js';
 
 /** Heads with fewer files get no binary copy. */

@@ -20,7 +20,7 @@ import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 
 import { stateDir } from '../store/root-path.js';
-import { readRegular } from './regular-file.js';
+import { readRegular } from '../regular-file.js';
 
 /** Bump when any file layout below changes: an index of another format is deleted and rebuilt. */
 export const INDEX_FORMAT = 3; // 2: per-topic segments; 3: chunk counts in the file table

@@ -19,7 +19,8 @@ import { join } from 'node:path';
 import { statOrNull } from '../file-memo.js';
 import { type FileRecord, MANIFEST_FILE, parseManifestLine } from '../store/topic-files.js';
 import { topicIndexDir, writeFileAtomic } from './layout.js';
-import { closeWhenCollected, openRegular, readFully } from './regular-file.js';
+import { closeWhenCollected, openRegular, readFully } from '../regular-file.js';
+import { grown } from '../typed-array.js';
 
 const MAGIC = 'TKML0001';
 const HEAD = 8 + 3 * 8 + 4 + 4;
@@ -177,11 +178,6 @@ function lastLines(manifest: string): { last: Map<string, number>; at: Float64Ar
     closeSync(file.fd);
   }
   return { last, at, len };
-}
-
-function grown<T extends Float64Array | Uint32Array>(from: T, to: T): T {
-  to.set(from);
-  return to;
 }
 
 /** A topic's manifest read line by line through its index; see the module comment. */

@@ -11,6 +11,7 @@ import { MANIFEST_FILE, TOPIC_FILE } from '../store/topic-files.js';
 import type { FileStat, FileTable } from './file-table.js';
 import type { FindListing } from './listing-prefetch.js';
 import { walkFiles } from './walk.js';
+import { grown } from '../typed-array.js';
 
 /**
  * Reference files of a topic folder, POSIX paths relative to it (walk.ts walkFiles). topic.md,
@@ -57,13 +58,8 @@ export class StatTable implements ReadonlyMap<string, FileStat> {
   add(path: string, size: number, mtimeMs: number): void {
     const row = this.rows.get(path) ?? this.rows.size;
     if (row === this.sizes.length) {
-      const grow = (from: Float64Array) => {
-        const to = new Float64Array(2 * from.length);
-        to.set(from);
-        return to;
-      };
-      this.sizes = grow(this.sizes);
-      this.mtimes = grow(this.mtimes);
+      this.sizes = grown(this.sizes, new Float64Array(2 * row));
+      this.mtimes = grown(this.mtimes, new Float64Array(2 * row));
     }
     this.rows.set(path, row);
     this.sizes[row] = size;

@@ -5,6 +5,7 @@
 import { createHash, type Hash } from 'node:crypto';
 
 import type { Chunk } from '../chunking/types.js';
+import { grown } from '../typed-array.js';
 
 /** Bump on any layout change: an older file is then unusable and the topic is re-chunked. */
 export const RECORDS_FORMAT = 2; // 2: the table of runs
@@ -162,11 +163,6 @@ export class RecordsEncoder {
 }
 
 export const COL = Object.fromEntries(COLUMNS.map((name, k) => [name, k])) as Record<Column, number>;
-
-function grown<T extends Uint32Array | Float64Array>(from: T, to: T): T {
-  to.set(from);
-  return to;
-}
 
 function putLE(out: Buffer, at: number, arr: Uint32Array | Float64Array): void {
   if (LITTLE_ENDIAN) out.set(new Uint8Array(arr.buffer, arr.byteOffset, arr.byteLength), at);

@@ -22,7 +22,7 @@
 import { isUtf8 } from 'node:buffer';
 import { closeSync } from 'node:fs';
 
-import { closeWhenCollected, readFully } from './regular-file.js';
+import { closeWhenCollected, readFully } from '../regular-file.js';
 import { COL, COLUMNS, type Column, f64s, HEADER, layout, MAGIC, RECORDS_FORMAT, type StoredChunk, u32s } from './segment-records-format.js';
 
 export { digestIds, encodeRecords, RECORDS_FORMAT, type RecordFields, RecordsEncoder, type StoredChunk } from './segment-records-format.js';

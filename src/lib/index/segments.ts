@@ -23,7 +23,7 @@ import { lexicalFields } from './lexical-fields.js';
 import { tempName, topicIndexDir, writeFileAtomic } from './layout.js';
 import { digestIds, RecordsEncoder, SegmentRecords, type StoredChunk } from './segment-records.js';
 import type { TopicHead } from './topic-index.js';
-import { openRegular, readRegular, readRegularOrNull, writeFully } from './regular-file.js';
+import { openRegular, readRegular, readRegularOrNull, writeFully } from '../regular-file.js';
 
 export type { StoredChunk } from './segment-records.js';
 

@@ -10,6 +10,7 @@
  */
 import { tokenize } from '../index/bm25/tokenize.js';
 import { processTermUnmemoised } from '../index/bm25/tokenize.js';
+import { grown } from '../typed-array.js';
 
 /**
  * One line's words, packed in one array (a few typed arrays per line cost more in headers than
@@ -168,7 +169,7 @@ export function lineWords(line: string): LineWords {
     } while (b < length && isRunChar(line, b));
     const terms = termsOfRun(line, i, b, h1, Math.imul(h2 ^ (b - i), MURMUR_M) ^ (h2 >>> 15));
     if (terms !== -1) {
-      if (3 * n + 3 > scratch.length) scratch = grow(scratch);
+      if (3 * n + 3 > scratch.length) scratch = grown(scratch, new Int32Array(2 * scratch.length));
       scratch[3 * n] = i;
       scratch[3 * n + 1] = b;
       scratch[3 * n + 2] = runIndex;
@@ -197,9 +198,4 @@ export function lineWords(line: string): LineWords {
 /** (start, end, run index) of the listed runs of the line being read. */
 let scratch: Int32Array = new Int32Array(3 * 256);
 
-function grow(a: Int32Array): Int32Array {
-  const bigger = new Int32Array(2 * a.length);
-  bigger.set(a);
-  return bigger;
-}
 

@@ -7,12 +7,14 @@
  *
  * Derived and disposable like the rest of `.tkoma/`: a copy whose stat (inode, size, mtime and
  * ctime: ctime moves on every write, and nobody can set it back) is not the note's is ignored and
- * made again; `files` is read from the note itself when a caller asks for it (their count is kept). Small notes (under
- * FRONT_CACHE_FROM) are parsed as before and never copied.
+ * made again; `files` is read from the note itself when a caller asks for it (their count is
+ * kept). Small notes (under FRONT_CACHE_FROM) are parsed as before and never copied.
  */
 import type { Stats } from 'node:fs';
-import { closeSync, constants, fstatSync, mkdirSync, openSync, readSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+
+import { openRegular, readFully } from '../regular-file.js';
 
 import { fileCountOf, withLazyFiles } from './frontmatter.js';
 import type { TopicFront } from './model.js';
@@ -77,19 +79,13 @@ function wellShaped(f: unknown, id: string): f is TopicFront {
 /** A kept front past this (a note with a body of megabytes) is not kept: its note is parsed instead. */
 const MAX_KEPT_BYTES = 8 * 1024 * 1024;
 
-/**
- * The kept file's text, read as the index files are (README: never through a link, never a FIFO
- * or device, bounded by its size); null when it is not a small regular file.
- */
+/** The kept file's text, read as index files are (regular-file.ts); null when it is bigger than any we keep. */
 function readKept(file: string): string | null {
-  const fd = openSync(file, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  const { fd, size } = openRegular(file);
   try {
-    const st = fstatSync(fd);
-    if (!st.isFile() || st.size > MAX_KEPT_BYTES) return null;
-    const buf = Buffer.allocUnsafe(st.size);
-    let got = 0;
-    for (let k = 1; got < st.size && k > 0; got += k) k = readSync(fd, buf, got, st.size - got, got);
-    return buf.toString('utf8', 0, got);
+    if (size > MAX_KEPT_BYTES) return null;
+    const buf = Buffer.allocUnsafe(size);
+    return buf.toString('utf8', 0, readFully(fd, buf, 0, size));
   } finally {
     closeSync(fd);
   }

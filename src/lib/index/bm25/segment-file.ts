@@ -17,7 +17,7 @@ import { closeSync } from 'node:fs';
 
 import { damaged, decodeFront, decodeTermPostings, HEADER, readHeader, type SegmentFront, type SegmentHeader } from './format.js';
 import { type Bm25Segment, SegmentData } from './segment-data.js';
-import { closeWhenCollected, openRegular, readFully } from '../regular-file.js';
+import { closeWhenCollected, openRegular, readFully } from '../../regular-file.js';
 
 export interface TermPostings {
   /** Doc numbers, ascending. */

@@ -9,8 +9,9 @@ import { TkomaError } from '../../errors.js';
 import { encodeFront, encodeSegmentParts } from './format.js';
 import { type Bm25BuildParams, type Bm25Doc, type Bm25Segment, DEFAULT_BUILD, SegmentData } from './segment-data.js';
 import { mergeRuns, removeRuns, runTotals, writeRun } from './spill.js';
-import { writeFully } from '../regular-file.js';
+import { writeFully } from '../../regular-file.js';
 import { TermCounter } from './term-count.js';
+import { grown } from '../../typed-array.js';
 
 function checkWeights(weights: readonly number[]): Float64Array {
   if (weights.length === 0 || weights.some((w) => !Number.isFinite(w) || w < 0)) {
@@ -53,14 +54,9 @@ class PostingStream {
 
   /** Doc `d` (the next doc number) has all its postings pushed. */
   endDoc(d: number): void {
-    if (d >= this.ends.length) this.ends = grow(this.ends, new Uint32Array(this.ends.length * 2));
+    if (d >= this.ends.length) this.ends = grown(this.ends, new Uint32Array(this.ends.length * 2));
     this.ends[d] = this.length;
   }
-}
-
-function grow<T extends Uint32Array | Float32Array | Float64Array>(from: T, to: T): T {
-  to.set(from);
-  return to;
 }
 
 /**
@@ -74,7 +70,7 @@ class IdList {
   count = 0;
 
   push(id: string): void {
-    if (this.count + 1 >= this.ends.length) this.ends = grow(this.ends, new Uint32Array(this.ends.length * 2));
+    if (this.count + 1 >= this.ends.length) this.ends = grown(this.ends, new Uint32Array(this.ends.length * 2));
     this.ends[this.count + 1] = this.ends[this.count]! + id.length;
     this.count++;
     this.pending.push(id);
@@ -286,7 +282,7 @@ export class SegmentBuilder {
   }
 
   private setLength(d: number, len: number): void {
-    if (d >= this.docLen.length) this.docLen = grow(this.docLen, new Float32Array(this.docLen.length * 2));
+    if (d >= this.docLen.length) this.docLen = grown(this.docLen, new Float32Array(this.docLen.length * 2));
     this.docLen[d] = len;
   }
 

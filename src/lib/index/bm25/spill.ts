@@ -15,7 +15,7 @@
  */
 import { closeSync, openSync, rmSync } from 'node:fs';
 
-import { readFully, writeFully } from '../regular-file.js';
+import { readFully, writeFully } from '../../regular-file.js';
 
 /** Elements read or written per system call (at most): 64 KB, four readers a run in a merge. */
 const IO_ELEMENTS = 1 << 14;

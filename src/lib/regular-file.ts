@@ -6,7 +6,7 @@
  */
 import { closeSync, constants, fstatSync, openSync, readSync, writeSync } from 'node:fs';
 
-import { TkomaError } from '../errors.js';
+import { TkomaError } from './errors.js';
 
 const FLAGS = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK;
 
