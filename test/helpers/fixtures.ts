@@ -210,6 +210,9 @@ export function cli(args: string[], opts: { root?: string; env?: Record<string, 
       }
       resolvePromise({ code: code ?? -1, stdout, stderr, json });
     });
+    // A command that answers without reading its input (most do) may exit before this write lands:
+    // the pipe's EPIPE is not the command's doing; its exit code and output are what is judged.
+    child.stdin.on('error', () => {});
     child.stdin.end(opts.input ?? '');
   });
 }
