@@ -4,17 +4,18 @@
  * DISK_FULL when that is what it met); undoing a failed mutation is recovery's job (mutation/).
  * We call the git binary directly (execFile, never a shell): measured when the stack was chosen,
  * it added many files about four times faster than isomorphic-git (1,000 files added and
- * committed in ~0.4 s), and it gives us the exact flags we need.
+ * committed in ~0.4 s), and it gives us the exact flags we need. Beside it: git-config.ts (the
+ * root's config values), git-refs.ts (HEAD and branch tips read from `.git` without a git).
  */
 import { execFile, execFileSync } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
+import { readdirSync, renameSync, rmSync, statSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { inflateSync } from 'node:zlib';
 
 import { environmentError, TkomaError } from './errors.js';
-import { indexFileOf, ownGitDir, plainPathspecs, readIndexFile } from './git-index.js';
+import { indexFileOf, plainPathspecs, readIndexFile } from './git-index.js';
 import { keepMallocHeap } from './git-malloc.js';
+import { headFromFiles } from './git-refs.js';
 import { gitDirOf } from './root-state.js';
 import { listDir } from './soft-fs.js';
 
@@ -26,7 +27,8 @@ export interface CommitAuthor {
 const TOOL_NAME = 'tkoma-ref';
 const TOOL_EMAIL = 'tkoma-ref@localhost';
 
-function gitEnv(author: CommitAuthor): NodeJS.ProcessEnv {
+/** The environment of every git we start: no prompts, the tool as committer, `author` as author. */
+export function gitEnv(author: CommitAuthor): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = keepMallocHeap({
     ...process.env,
     GIT_TERMINAL_PROMPT: '0',
@@ -139,70 +141,6 @@ export function headAndPackDir(root: string): { head: string | null; tree: strin
   return { head: sha(head) && sha(tree) ? head! : null, tree: sha(head) && sha(tree) ? tree! : null, packDir: dir ? resolve(root, dir) : null };
 }
 
-/**
- * `git config -z --get-regexp` output: each key (git's canonical name: section and variable in
- * lower case) with its last value, as `git config --get` answers; null for a key written without
- * `=` (`[commit] gpgSign`), which git reads as true.
- */
-export function parseConfigList(out: string): Map<string, string | null> {
-  const values = new Map<string, string | null>();
-  for (const rec of out.split('\0')) {
-    if (rec === '') continue;
-    const nl = rec.indexOf('\n');
-    values.set(nl < 0 ? rec : rec.slice(0, nl), nl < 0 ? null : rec.slice(nl + 1));
-  }
-  return values;
-}
-
-/**
- * The root's config values of exactly `keys` (canonical names, see parseConfigList) in one git
- * process, where a `git config --get` per key cost a process each; a key that is not set is
- * absent, and so is every key when git fails (as each `--get` failing read as unset).
- */
-export function readGitConfig(root: string, keys: readonly string[]): Map<string, string | null> {
-  return readGitConfigMatching(root, keyPattern(keys)) ?? new Map();
-}
-
-/** A --get-regexp pattern matching exactly `keys`. */
-export function keyPattern(keys: readonly string[]): string {
-  return `^(${keys.map((k) => k.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|')})$`;
-}
-
-/**
- * The root's config keys matching `pattern` (see readGitConfig); empty when none is set (git's
- * exit 1), null when git failed otherwise (a config file it cannot read).
- */
-export function readGitConfigMatching(root: string, pattern: string): Map<string, string | null> | null {
-  try {
-    return parseConfigList(execFileSync('git', ['config', '-z', '--get-regexp', pattern], { cwd: root, env: gitEnv({}), encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 256 * 1024 * 1024 }));
-  } catch (err) {
-    return (err as { status?: number }).status === 1 ? new Map() : null;
-  }
-}
-
-/**
- * A config value read as `git config --type=bool` reads it: no `=` is true, empty is false,
- * true/yes/on and false/no/off in any case, else an integer (0x hex, 0 octal, k/m/g suffix) that
- * is true when not 0. A value git refuses (`maybe`, past ±INT_MAX) is false, as a refused
- * `git config --type=bool --get` read before; unset (undefined) is false.
- */
-export function configBool(value: string | null | undefined): boolean {
-  if (value === undefined) return false;
-  if (value === null) return true;
-  if (value === '') return false;
-  const word = value.toLowerCase();
-  if (word === 'true' || word === 'yes' || word === 'on') return true;
-  if (word === 'false' || word === 'no' || word === 'off') return false;
-  const m = /^\s*([+-]?)(0x[0-9a-f]+|0[0-7]*|[1-9][0-9]*)([kmg]?)$/i.exec(value);
-  if (!m) return false;
-  const digits = m[2]!.toLowerCase();
-  const magnitude = digits.startsWith('0x') ? parseInt(digits.slice(2), 16) : digits.startsWith('0') ? parseInt(digits, 8) : parseInt(digits, 10);
-  const unit = { '': 1, k: 2 ** 10, m: 2 ** 20, g: 2 ** 30 }[m[3]!.toLowerCase() as '' | 'k' | 'm' | 'g'];
-  const n = (m[1] === '-' ? -magnitude : magnitude) * unit;
-  // git's range check: |n| up to INT_MAX (so INT_MIN itself is refused).
-  return n !== 0 && Math.abs(n) <= 2 ** 31 - 1;
-}
-
 /** Stages everything under `paths` (additions, changes, deletions); true when anything is staged there. */
 export async function stagePaths(root: string, paths: string[]): Promise<boolean> {
   await stageAll(root, paths);
@@ -286,88 +224,6 @@ export async function commitStaged(root: string, message: string, author: Commit
   const noMaintenance = process.env.GIT_CONFIG_COUNT === undefined ? { GIT_CONFIG_COUNT: '1', GIT_CONFIG_KEY_0: 'maintenance.auto', GIT_CONFIG_VALUE_0: 'false' } : {};
   await git(root, ['commit', '-q', '--no-verify', '-m', message, '--', ...paths], author, noMaintenance);
   return headFromFiles(join(root, '.git')) ?? (await git(root, ['rev-parse', 'HEAD'])).trim();
-}
-
-/**
- * HEAD's commit and that commit's tree as `git rev-parse HEAD^{commit} HEAD^{tree}` answers them,
- * read from `.git` where that is sure: HEAD naming a branch whose ref file (or packed-refs) names
- * a loose commit object, no replace refs, no git variable pointing elsewhere, the user's own
- * repository. Undefined otherwise (a packed commit, a linked worktree, reftable, …): git is asked.
- * A sync asks for HEAD four times; each `git rev-parse` cost ~20 ms of CPU (a mutation asks once:
- * reading it there saved 3–4% of an update or delete, under the 5% a trick must show).
- */
-export function headFromObjects(root: string): { head: string; tree: string } | undefined {
-  const gitDir = join(root, '.git');
-  if (REPLACE_ENV.some((k) => process.env[k] !== undefined) || !ownGitDir(gitDir)) return undefined;
-  const head = headFromFiles(gitDir);
-  if (!head || hasReplaceRefs(gitDir)) return undefined;
-  try {
-    const raw = inflateSync(readFileSync(join(gitDir, 'objects', head.slice(0, 2), head.slice(2))));
-    const nul = raw.indexOf(0);
-    const header = /^commit (\d+)$/.exec(raw.toString('latin1', 0, Math.max(0, nul)));
-    if (!header || Number(header[1]) !== raw.length - nul - 1) return undefined;
-    const tree = new RegExp(`^tree ([0-9a-f]{${head.length}})\n`).exec(raw.toString('latin1', nul + 1, nul + 1 + 6 + head.length));
-    return tree ? { head, tree: tree[1]! } : undefined;
-  } catch {
-    return undefined; // not loose (packed), or unreadable: git knows
-  }
-}
-
-/** Variables that change which object git reads for a name, or where it looks. */
-const REPLACE_ENV = ['GIT_NO_REPLACE_OBJECTS', 'GIT_REPLACE_REF_BASE', 'GIT_OBJECT_DIRECTORY', 'GIT_ALTERNATE_OBJECT_DIRECTORIES'];
-
-/** Any `refs/replace/` ref, loose or packed: git would read a replacement for a commit. */
-function hasReplaceRefs(gitDir: string): boolean {
-  try {
-    if (readdirSync(join(gitDir, 'refs', 'replace')).length > 0) return true;
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') return true;
-  }
-  try {
-    return readFileSync(join(gitDir, 'packed-refs'), 'utf8').includes(' refs/replace/');
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code !== 'ENOENT';
-  }
-}
-
-/**
- * HEAD's commit read from `.git` (HEAD naming a branch, see branchRefFromFiles), as `git rev-parse
- * HEAD` answers it; undefined for anything else (a detached head, a linked worktree, reftable),
- * which git is then asked about.
- */
-function headFromFiles(gitDir: string): string | undefined {
-  try {
-    const head = /^ref: refs\/heads\/([^\n]+)\n?$/.exec(readFileSync(join(gitDir, 'HEAD'), 'utf8'));
-    if (!head || head[1]!.split('/').some((part) => part === '..' || part === '')) return undefined;
-    return branchRefFromFiles(gitDir, head[1]!);
-  } catch {
-    return undefined;
-  }
-}
-
-/**
- * The branch's commit as its ref file says (loose, else `packed-refs`, the order git reads them
- * in), or undefined wherever refs may live elsewhere (a linked worktree's common folder, reftable,
- * a symbolic ref) or the files say nothing clear: then git is asked.
- */
-export function branchRefFromFiles(gitDir: string, branch: string): string | undefined {
-  if (existsSync(join(gitDir, 'commondir')) || existsSync(join(gitDir, 'reftable'))) return undefined;
-  const ref = `refs/heads/${branch}`;
-  try {
-    const loose = readFileSync(join(gitDir, ref), 'utf8');
-    return /^[0-9a-f]{40}(?:[0-9a-f]{24})?\n?$/.test(loose) ? loose.trim() : undefined;
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') return undefined;
-  }
-  try {
-    for (const line of readFileSync(join(gitDir, 'packed-refs'), 'utf8').split('\n')) {
-      const m = /^([0-9a-f]{40}(?:[0-9a-f]{24})?) (.+)$/.exec(line);
-      if (m && m[2] === ref) return m[1];
-    }
-  } catch {
-    // no packed-refs
-  }
-  return undefined;
 }
 
 /**

@@ -75,6 +75,8 @@ describe('start-up stays light', () => {
   const WRITERS = [
     '/lib/store/root.js',
     '/lib/root-git.js',
+    '/lib/git-config.js',
+    '/lib/git-refs.js',
     '/lib/mutation.js',
     '/lib/mutation/recover.js',
     '/lib/mutation/journal.js',

@@ -5,7 +5,7 @@
 import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
-import { headFromObjects } from '../../src/lib/root-git.js';
+import { headFromObjects } from '../../src/lib/git-refs.js';
 import { resolveRef } from '../../src/lib/sync/remote.js';
 import { git, tempDir } from '../helpers/git-repos.js';
 

@@ -6,7 +6,8 @@
 import { appendFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { configBool, headAndPackDir, readGitConfig } from '../../src/lib/root-git.js';
+import { configBool, readGitConfig } from '../../src/lib/git-config.js';
+import { headAndPackDir } from '../../src/lib/root-git.js';
 import { git, tempDir } from '../helpers/git-repos.js';
 
 let root: string;

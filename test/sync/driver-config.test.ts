@@ -10,7 +10,7 @@ import { join } from 'node:path';
 
 import { afterAll, describe, expect, it } from 'vitest';
 
-import { readGitConfig } from '../../src/lib/root-git.js';
+import { readGitConfig } from '../../src/lib/git-config.js';
 import { DRIVER_CONFIG_KEYS, driverCommand, gitConfigWritten, installDriverConfig } from '../../src/lib/sync/drivers.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'tkoma-driver-config-'));

@@ -20,7 +20,8 @@ import { dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 import { TkomaError } from '../errors.js';
-import { branchRefFromFiles, type CommitAuthor, forceAdd, git, stageAll } from '../root-git.js';
+import { branchRefFromFiles } from '../git-refs.js';
+import { type CommitAuthor, forceAdd, git, stageAll } from '../root-git.js';
 import { assertRootIdle, gitDirOf } from '../root-state.js';
 import { plainPathspecs, readIndexFile } from '../git-index.js';
 import { indexIsTree } from './index-file.js';

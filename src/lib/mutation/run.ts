@@ -14,7 +14,8 @@ import { dirname, join, relative } from 'node:path';
 
 import { appendAll } from '../append.js';
 import { TkomaError } from '../errors.js';
-import { adoptPacks, type CommitAuthor, configBool, headAndPackDir, indexEntries, readGitConfig } from '../root-git.js';
+import { configBool, readGitConfig } from '../git-config.js';
+import { adoptPacks, type CommitAuthor, headAndPackDir, indexEntries } from '../root-git.js';
 import { commandLine, withLock } from '../lock.js';
 import { assertRootIdle, readRootGitState } from '../root-state.js';
 import { commitOntoBranch } from './commit.js';

@@ -12,7 +12,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-import { git, gitSync, readGitConfig } from '../root-git.js';
+import { readGitConfig } from '../git-config.js';
+import { git, gitSync } from '../root-git.js';
 import { mergeRecordsText } from './merge-records.js';
 import { mergeTopicText, type TextMerge } from './merge-topic.js';
 

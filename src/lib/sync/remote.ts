@@ -4,7 +4,9 @@
  * last fetched" question refresh and watch ask (no network: the remote-tracking ref as it is).
  */
 import { TkomaError } from '../errors.js';
-import { git, gitSync, headFromObjects, keyPattern, readGitConfigMatching } from '../root-git.js';
+import { keyPattern, readGitConfigMatching } from '../git-config.js';
+import { headFromObjects } from '../git-refs.js';
+import { git, gitSync } from '../root-git.js';
 import { readRootGitState } from '../root-state.js';
 
 export interface Upstream {
@@ -44,7 +46,7 @@ export function requireUpstream(root: string, branch: string): Upstream {
 
 /** The commit a ref names, or null. */
 export function resolveRef(root: string, ref: string): string | null {
-  // HEAD from the files where that is sure (root-git.ts): a sync asks for it four times.
+  // HEAD from the files where that is sure (git-refs.ts): a sync asks for it four times.
   if (ref === 'HEAD') {
     const known = headFromObjects(root);
     if (known) return known.head;
