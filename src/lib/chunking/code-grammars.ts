@@ -2,12 +2,14 @@
  * The tree-sitter runtime and its grammars, loaded on first use and once per grammar file, so that
  * importing the chunkers stays cheap and a grammar that fails to load is simply not used.
  */
+import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
+import { workerData } from 'node:worker_threads';
 import type { Language, Parser } from 'web-tree-sitter';
 
-import { baselineWasmOnly } from './wasm-tier.js';
+import { baselineWasmOnly, compileTieredUp } from './wasm-tier.js';
 
 export interface Runtime {
   Language: typeof Language;
@@ -17,12 +19,38 @@ export interface Runtime {
 let runtime: Promise<Runtime> | undefined;
 const grammars = new Map<string, Promise<Language | undefined>>();
 
+/** What a chunk worker thread is started with (pool.ts). */
+export interface ChunkWorkerData {
+  /** tree-sitter's own module, compiled by the main thread (treeSitterModule). */
+  treeSitter?: WebAssembly.Module;
+}
+
+let treeSitter: WebAssembly.Module | undefined;
+
+/**
+ * tree-sitter's own module (tree-sitter.wasm), compiled once per process with tier-up allowed
+ * (wasm-tier.ts): by the main thread, which hands it to the chunk worker threads, so they run its
+ * code (and its optimised code, shared between threads) rather than compile it again.
+ */
+export function treeSitterModule(): WebAssembly.Module {
+  const given = (workerData as ChunkWorkerData | null)?.treeSitter;
+  treeSitter ??= given instanceof WebAssembly.Module ? given : compileTieredUp(ownBytes(readFileSync(createRequire(import.meta.url).resolve('web-tree-sitter/tree-sitter.wasm'))));
+  return treeSitter;
+}
+
 /** web-tree-sitter is imported on first use so that importing the chunkers stays cheap. */
 export function loadRuntime(): Promise<Runtime> {
   runtime ??= (async () => {
     baselineWasmOnly();
+    const module = treeSitterModule();
     const mod = await import('web-tree-sitter');
-    await mod.Parser.init();
+    // Emscripten's hook for instantiating the module itself; its callback takes the instance first.
+    const instantiateWasm = (imports: WebAssembly.Imports, done: (instance: WebAssembly.Instance, module: WebAssembly.Module) => void): WebAssembly.Exports => {
+      const instance = new WebAssembly.Instance(module, imports);
+      done(instance, module);
+      return instance.exports;
+    };
+    await mod.Parser.init({ instantiateWasm } as unknown as Parameters<typeof mod.Parser.init>[0]);
     return { Language: mod.Language, parser: new mod.Parser() };
   })();
   return runtime;

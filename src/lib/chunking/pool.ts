@@ -16,7 +16,7 @@ import { envSetting } from '../settings.js';
 import { chunkFile } from './index.js';
 import { isProsePath, languageForPath } from './paths.js';
 import type { Chunk } from './types.js';
-import { baselineWasmOnly } from './wasm-tier.js';
+import { type ChunkWorkerData, treeSitterModule } from './code-grammars.js';
 import { fromWire, type WireChunk } from './wire.js';
 
 export interface ChunkJob {
@@ -150,16 +150,17 @@ class WorkerPool implements ChunkPool {
     private readonly languages: ReadonlySet<string>,
   ) {
     const resourceLimits = { maxYoungGenerationSizeMb: WORKER_YOUNG_MB, ...(heapMb === undefined ? {} : { maxOldGenerationSizeMb: heapMb }) };
-    // Before any thread compiles a grammar: V8's flags are the process's.
-    baselineWasmOnly();
+    // Before any thread compiles a grammar: V8's flags are the process's (wasm-tier.ts).
+    const workerData: ChunkWorkerData = { treeSitter: treeSitterModule() };
     for (let i = 0; i < threads; i++) {
       const worker = FROM_SOURCE
         ? // `--import tsx` in execArgv does not reach a worker's own entry on Node 20; registering does.
           new Worker(`import('tsx/esm/api').then((m) => { m.register(); return import(${JSON.stringify(new URL('./chunk-worker.ts', import.meta.url).href)}); })`, {
             eval: true,
             resourceLimits,
+            workerData,
           })
-        : new Worker(new URL('./chunk-worker.js', import.meta.url), { resourceLimits });
+        : new Worker(new URL('./chunk-worker.js', import.meta.url), { resourceLimits, workerData });
       // The worker numbers terms once for its whole life; this is that numbering's names.
       const slot = { worker, pending: new Map<number, Pending>(), table: new ForeignTerms(Float64Array.from(DEFAULT_BUILD.fieldWeights)) };
       worker.on('message', ({ files, terms }: BatchReply) => {

@@ -9,11 +9,18 @@
  * compile after some megabytes of one language, and even 3,000 JavaScript files (15 MB) cost
  * less CPU on baseline code alone.
  *
- * V8 reads these flags when it compiles a module, so they are set before the first grammar is
- * compiled, once per process and only from the main thread (flags are process-wide: the chunk
- * worker threads started after this inherit them). `--wasm-dynamic-tiering` and
+ * V8 reads `--wasm-dynamic-tiering` when it compiles a module and keeps it with the module; it
+ * reads `--wasm-tier-up` when it compiles each function, which (lazy compilation, V8's default)
+ * is at that function's first call. So both are set before the first grammar is compiled, once
+ * per process and only from the main thread (flags are process-wide: the chunk worker threads
+ * started after this inherit them), and tier-up stays off for good. `--wasm-dynamic-tiering` and
  * `--wasm-tier-up` are V8's ordinary switches (Node 20's V8 11.3 and Node 22's 12.4 alike), not
  * its testing flags; no other WebAssembly runs in our processes (onnxruntime is native).
+ *
+ * tree-sitter's own module (tree-sitter.wasm: the parse loop, the same for every grammar, no huge
+ * function) is the exception: compileTieredUp gives it dynamic tiering, so its hot functions
+ * (~30) are optimised. That cut parsing the Dioxus repository's 878 Rust files from ~1.2 to
+ * ~0.9 s of CPU, its grammar still on baseline code (docs/BENCHMARKS.md).
  */
 import { isMainThread } from 'node:worker_threads';
 import { setFlagsFromString } from 'node:v8';
@@ -32,4 +39,21 @@ export function baselineWasmOnly(): void {
     setFlagsFromString('--wasm-dynamic-tiering');
     setFlagsFromString('--wasm-tier-up');
   });
+}
+
+/**
+ * Compiles `bytes` with dynamic tiering (see above), in the main thread only: the flag is set
+ * for this synchronous compile alone, so it must run before any worker thread that compiles
+ * WebAssembly exists (the chunk pool asks for tree-sitter's module before it starts one). In a
+ * worker thread it compiles with the flags as they are.
+ */
+export function compileTieredUp(bytes: Uint8Array<ArrayBuffer>): WebAssembly.Module {
+  baselineWasmOnly();
+  if (!isMainThread) return new WebAssembly.Module(bytes);
+  setFlagsFromString('--wasm-dynamic-tiering');
+  try {
+    return new WebAssembly.Module(bytes);
+  } finally {
+    setFlagsFromString('--no-wasm-dynamic-tiering');
+  }
 }
