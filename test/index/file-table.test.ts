@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 
-import { type FileEntry, FileTable } from '../../src/lib/index/file-table.js';
+import { type FileColumns, type FileEntry, FileTable } from '../../src/lib/index/file-table.js';
+import { headText } from '../../src/lib/index/head-file.js';
 
 const hash = (c: string): string => c.repeat(64);
 const entry = (over: Partial<FileEntry> = {}): FileEntry => ({ size: 10, mtimeMs: 1_700_000_000_123.25, sha256: hash('a'), role: 'docs', chunkCount: 2, seg: 7, ...over });
@@ -101,5 +102,63 @@ describe('FileTable', () => {
     expect(back.clone().listingDigest).toBeNull();
     back.delete('nowhere.md');
     expect(back.listingDigest).toBeNull();
+  });
+
+  /** head.json's columns as toJSON made them before they were columns in memory: arrays of every row, sorted. */
+  function wholeColumns(entries: [string, FileEntry][], listing: string | null): FileColumns {
+    const sorted = [...entries].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    const out: FileColumns = { path: [], size: [], mtimeMs: [], sha256: '', role: [], chunkCount: [], seg: [], skipped: Object.create(null) as FileColumns['skipped'] };
+    const starts: number[] = [];
+    let everyStart = true;
+    for (const [path, e] of sorted) {
+      out.path.push(path);
+      out.size.push(e.size);
+      out.mtimeMs.push(e.mtimeMs);
+      out.sha256 += /^[0-9a-f]{64}$/.test(e.sha256) ? e.sha256 : '0'.repeat(64);
+      out.role.push(e.role);
+      out.chunkCount.push(e.chunkCount);
+      out.seg.push(e.seg ?? 0);
+      starts.push(e.start ?? 0);
+      if (e.chunkCount > 0 && e.start === undefined) everyStart = false;
+      if (e.skipped) out.skipped[path] = e.skipped;
+    }
+    if (everyStart) out.start = starts;
+    if (listing !== null) out.listing = listing;
+    return out;
+  }
+
+  it("writes head.json's columns a piece at a time, byte for byte as whole arrays, from edited rows", () => {
+    // More rows than one piece of text (4,096), set out of order, edited, deleted and set again.
+    const table = FileTable.empty();
+    const model = new Map<string, FileEntry>();
+    const put = (path: string, e: FileEntry): void => {
+      table.set(path, e);
+      model.set(path, e);
+    };
+    for (let i = 9_999; i >= 0; i--) {
+      const hex = (i * 2_654_435_761).toString(16).padStart(64, '0').slice(-64);
+      put(`dir-${i % 7}/f${i}.md`, { size: i, mtimeMs: 1_700_000_000_000 + i / 8, sha256: hex, role: i % 3 === 0 ? 'code' : 'docs', chunkCount: i % 5, ...(i % 5 ? { seg: 1_764_000_000_000 + (i % 2), start: i } : {}) });
+    }
+    put('dir-1/f8.md', { ...model.get('dir-1/f8.md')!, size: 123_456_789_012 });
+    for (const p of ['dir-0/f0.md', 'dir-3/f3.md']) {
+      table.delete(p);
+      model.delete(p);
+    }
+    put('dir-3/f3.md', entry({ sha256: 'not a hash', skipped: 'unchunkable', chunkCount: 0, seg: undefined }));
+    put('__proto__', entry({ start: 0 }));
+    put('é/ünïcode "quoted".md', entry({ start: 2 }));
+    table.listingDigest = 'digest=';
+    const expected = wholeColumns([...model], 'digest=');
+    expect(JSON.stringify(table)).toBe(JSON.stringify(expected));
+    expect(table.get('dir-3/f3.md')!.sha256).toBe('not a hash');
+    // Each column on its own line, as headText writes it, the same text as JSON.stringify of the array.
+    const lines = headText({ format: 6, files: table }).split('\n');
+    for (const [name, value] of Object.entries(expected)) expect(lines, name).toContain(`${JSON.stringify(name)}:${JSON.stringify(value)}${name === 'sha256' ? '' : ','}`);
+    // Entries come out in the order a Map of them kept (set again after a delete: last).
+    expect([...table.paths()]).toEqual([...model.keys()]);
+    expect(Object.fromEntries(table.entries())).toEqual(Object.fromEntries([...model].map(([p, e]) => [p, clean(e)])));
+    // A start missing on a row with chunks: no start column at all.
+    table.set('zz.md', entry({ chunkCount: 1 }));
+    expect(JSON.stringify(table)).not.toContain('"start"');
   });
 });

@@ -6,11 +6,13 @@
  * array per field and the hashes as one string, parsed in ~2 ms, and a search looks rows up
  * without making an object per file.
  *
- * A table read from disk is read-only columns; the first set() or delete() turns it into a Map of
- * entries (what a sync edits). Entries handed out or taken in are values: never change one that
- * is in a table, set() a new one.
+ * A table read from disk is read-only columns; the first set() or delete() turns it into rows a
+ * sync edits (file-rows.ts, columns too). Entries handed out or taken in are values: changing one
+ * changes no table, set() it.
  */
 import type { Role } from '../chunking/types.js';
+import { type Column, type SortedRows, sortedColumns, tableColumns } from './file-columns.js';
+import { FileRowStore } from './file-rows.js';
 import { type PathList, RowIndex } from './row-index.js';
 
 export interface FileStat {
@@ -105,17 +107,17 @@ export class FileTable {
 
   private constructor(
     private cols: Columns | null,
-    private map: Map<string, FileEntry> | null,
+    private map: FileRowStore | null,
   ) {}
 
   static empty(): FileTable {
-    return new FileTable(null, new Map());
+    return new FileTable(null, new FileRowStore());
   }
 
   /** A table of these entries (a format 5 head's object of objects, a test's table). */
   static fromEntries(entries: Iterable<readonly [string, FileEntry]> | Readonly<Record<string, FileEntry>>): FileTable {
     const list = Symbol.iterator in entries ? (entries as Iterable<readonly [string, FileEntry]>) : Object.entries(entries);
-    return new FileTable(null, new Map(list));
+    return new FileTable(null, storeOf(list));
   }
 
   /**
@@ -192,15 +194,18 @@ export class FileTable {
   }
 
   get size(): number {
-    return this.map ? this.map.size : this.cols!.path.length;
+    return this.map ? this.map.count : this.cols!.path.length;
   }
 
   has(path: string): boolean {
-    return this.map ? this.map.has(path) : this.cols!.rows.all().has(path);
+    return this.map ? this.map.rowOf(path) !== undefined : this.cols!.rows.all().has(path);
   }
 
   get(path: string): FileEntry | undefined {
-    if (this.map) return this.map.get(path);
+    if (this.map) {
+      const row = this.map.rowOf(path);
+      return row === undefined ? undefined : this.map.entryAt(row);
+    }
     const row = this.cols!.rows.get(path);
     return row === undefined ? undefined : this.entryAt(row);
   }
@@ -208,8 +213,8 @@ export class FileTable {
   /** True when `path` is in the table with this size and mtime: the check every search makes per file. */
   sameStat(path: string, size: number, mtimeMs: number): boolean {
     if (this.map) {
-      const e = this.map.get(path);
-      return e !== undefined && e.size === size && e.mtimeMs === mtimeMs;
+      const row = this.map.rowOf(path);
+      return row !== undefined && this.map.sizeAt(row) === size && this.map.mtimeAt(row) === mtimeMs;
     }
     const row = this.cols!.rows.all().get(path);
     if (row === undefined) return false;
@@ -219,7 +224,10 @@ export class FileTable {
 
   /** The chunk count of `path`'s row (0 when absent): what a hit asks, without the cold columns. */
   chunkCountOf(path: string): number {
-    if (this.map) return this.map.get(path)?.chunkCount ?? 0;
+    if (this.map) {
+      const row = this.map.rowOf(path);
+      return row === undefined ? 0 : this.map.chunkCountAt(row);
+    }
     const row = this.cols!.rows.get(path);
     return row === undefined ? 0 : this.cols!.chunkCount[row]!;
   }
@@ -237,13 +245,15 @@ export class FileTable {
     const seg: number[] = [];
     const start: number[] = [];
     let starts = true;
-    for (const [path, e] of this.map!) {
+    const m = this.map!;
+    for (const [path, row] of m.rows()) {
       rows.set(path, paths.length);
       paths.push(path);
-      chunkCount.push(e.chunkCount);
-      seg.push(e.seg ?? 0);
-      start.push(e.start ?? 0);
-      if (e.chunkCount > 0 && e.start === undefined) starts = false;
+      chunkCount.push(m.chunkCountAt(row));
+      seg.push(m.segAt(row));
+      const s = m.startAt(row);
+      start.push(s ?? 0);
+      if (m.chunkCountAt(row) > 0 && s === undefined) starts = false;
     }
     return { rows, path: paths, chunkCount, seg, start: starts ? start : null };
   }
@@ -252,7 +262,7 @@ export class FileTable {
   filesWithChunks(): number {
     let n = 0;
     if (this.map) {
-      for (const e of this.map.values()) if (e.chunkCount > 0) n++;
+      for (const [, row] of this.map.rows()) if (this.map.chunkCountAt(row) > 0) n++;
     } else {
       const counts = this.cols!.chunkCount;
       for (let i = 0; i < counts.length; i++) if (counts[i]! > 0) n++;
@@ -264,7 +274,7 @@ export class FileTable {
   chunkTotal(): number {
     let n = 0;
     if (this.map) {
-      for (const e of this.map.values()) n += e.chunkCount;
+      for (const [, row] of this.map.rows()) n += this.map.chunkCountAt(row);
     } else {
       const counts = this.cols!.chunkCount;
       for (let i = 0; i < counts.length; i++) n += counts[i]!;
@@ -276,7 +286,10 @@ export class FileTable {
   skippedFiles(): { path: string; reason: SkipReason; size: number }[] {
     if (this.map) {
       const out: { path: string; reason: SkipReason; size: number }[] = [];
-      for (const [path, e] of this.map) if (e.skipped) out.push({ path, reason: e.skipped, size: e.size });
+      for (const [path, row] of this.map.rows()) {
+        const reason = this.map.skippedAt(row);
+        if (reason) out.push({ path, reason, size: this.map.sizeAt(row) });
+      }
       return out;
     }
     if (this.noneSkipped) return [];
@@ -289,7 +302,7 @@ export class FileTable {
 
   *entries(): IterableIterator<[string, FileEntry]> {
     if (this.map) {
-      yield* this.map;
+      for (const [path, row] of this.map.rows()) yield [path, this.map.entryAt(row)];
       return;
     }
     const paths = this.cols!.path;
@@ -298,7 +311,7 @@ export class FileTable {
 
   *paths(): IterableIterator<string> {
     if (this.map) {
-      yield* this.map.keys();
+      for (const [path] of this.map.rows()) yield path;
       return;
     }
     const paths = this.cols!.path;
@@ -311,7 +324,7 @@ export class FileTable {
 
   /** A table of the same entries (and no listing digest) that this one's set() and delete() leave alone. */
   clone(): FileTable {
-    return new FileTable(null, new Map(this.entries()));
+    return new FileTable(null, this.map ? this.map.clone() : storeOf(this.entries()));
   }
 
   set(path: string, entry: FileEntry): void {
@@ -324,29 +337,17 @@ export class FileTable {
 
   /** What JSON.stringify writes into head.json: the columns, rows sorted by path. */
   toJSON(): FileColumns {
-    const rows = [...this.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    // Null prototype: a file named `__proto__` is a key like any other.
-    const out: FileColumns = { path: [], size: [], mtimeMs: [], sha256: '', role: [], chunkCount: [], seg: [], skipped: Object.create(null) as Record<string, SkipReason> };
-    const hashes: string[] = [];
-    const starts: number[] = [];
-    let everyStart = true;
-    for (const [path, e] of rows) {
-      out.path.push(path);
-      out.size.push(e.size);
-      out.mtimeMs.push(e.mtimeMs);
-      // A hash of any other shape would shift every row after it: such a row is written blank.
-      hashes.push(/^[0-9a-f]{64}$/.test(e.sha256) ? e.sha256 : '0'.repeat(SHA_HEX));
-      out.role.push(e.role);
-      out.chunkCount.push(e.chunkCount);
-      out.seg.push(e.seg ?? 0);
-      starts.push(e.start ?? 0);
-      if (e.chunkCount > 0 && e.start === undefined) everyStart = false;
-      if (e.skipped) out.skipped[path] = e.skipped;
+    const out: Record<string, unknown> = {};
+    for (const [name, col] of Object.entries(this.columns())) {
+      const v = col.value();
+      out[name] = v instanceof Float64Array ? Array.from(v) : v;
     }
-    if (everyStart) out.start = starts;
-    out.sha256 = hashes.join('');
-    if (this.listingDigest !== null) out.listing = this.listingDigest;
-    return out;
+    return out as unknown as FileColumns;
+  }
+
+  /** toJSON's columns, each made (as text or value) only when asked: head-file.ts writes them a piece at a time. */
+  columns(): Partial<Record<keyof FileColumns, Column>> {
+    return tableColumns(this.sorted(), this.listingDigest);
   }
 
   /** The cold columns, parsed on first use. */
@@ -368,14 +369,25 @@ export class FileTable {
     return e;
   }
 
-  private editable(): Map<string, FileEntry> {
+  private editable(): FileRowStore {
     this.listingDigest = null;
     if (!this.map) {
-      this.map = new Map(this.entries());
+      this.map = storeOf(this.entries());
       this.cols = null;
     }
     return this.map;
   }
+
+  /** The rows in path order, whichever way the table holds them. */
+  private sorted(): SortedRows {
+    return this.cols ? sortedColumns(this.cols, this.cold()) : this.map!.sorted();
+  }
+}
+
+function storeOf(entries: Iterable<readonly [string, FileEntry]>): FileRowStore {
+  const store = new FileRowStore();
+  for (const [path, e] of entries) store.set(path, e);
+  return store;
 }
 
 /** The cold columns of `v`, checked against the table's rows; null when anything is off. */

@@ -37,7 +37,7 @@ export function headText(head: { files: FileTable } & Record<string, unknown>): 
 export function* headPieces(head: { files: FileTable } & Record<string, unknown>, hot?: HotSink): Generator<Buffer> {
   const { files, ...rest } = head;
   const meta = JSON.stringify(rest);
-  const cols = files.toJSON() as unknown as Record<string, unknown>;
+  const cols = files.columns();
   const names = ORDER.filter((k) => cols[k] !== undefined);
   // `{…}` without its closing brace, then the table's members one a line.
   let piece = Buffer.from(`${meta.slice(0, -1)}${meta.length > 2 ? FILES_OPEN : FILES_OPEN.slice(1)}\n`, 'utf8');
@@ -47,14 +47,27 @@ export function* headPieces(head: { files: FileTable } & Record<string, unknown>
   for (let i = 0; i < names.length; i++) {
     const k = names[i]!;
     if (hot && COLD.has(k)) hot.coldFrom ??= written;
-    else if (hot) hot.cols[k] = cols[k] as never;
-    piece = Buffer.from(`${JSON.stringify(k)}:${JSON.stringify(cols[k])}${i < names.length - 1 ? ',\n' : ''}`, 'utf8');
+    else if (hot) hot.cols[k] = cols[k]!.value() as never;
+    // Each column's JSON a piece at a time: at 692k files the hashes alone are 44 MB of text.
+    let text = `${JSON.stringify(k)}:`;
+    for (const part of cols[k]!.json()) {
+      text += part;
+      if (text.length < PIECE_CHARS) continue;
+      piece = Buffer.from(text, 'utf8');
+      written += piece.length;
+      yield piece;
+      text = '';
+    }
+    piece = Buffer.from(`${text}${i < names.length - 1 ? ',\n' : ''}`, 'utf8');
     written += piece.length;
     yield piece;
     cols[k] = undefined; // written: garbage now
   }
   yield Buffer.from('\n}}', 'utf8');
 }
+
+/** Text gathered before it is handed on as bytes. */
+const PIECE_CHARS = 1 << 18;
 
 /**
  * What headPieces hands on for head-hot.ts as it writes: the head's own fields (JSON), the hot
