@@ -1,4 +1,5 @@
 import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { chmodSync, mkdirSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -27,6 +28,18 @@ function walked(dir: string): Map<string, FileStat> {
 }
 
 describe('parseFindListing (pure)', () => {
+  it('has the digest of the bytes find wrote before and after it is read, UTF-8 or not', () => {
+    const utf8 = Buffer.from('3 1700000000.1234567890 é/ü.md\x003 1700000000.1234567890 b.md\0', 'utf8');
+    const latin1 = Buffer.concat([Buffer.from('3 1700000000.1234567890 '), Buffer.from([0xe9, 0x2e, 0x6d, 0x64, 0])]);
+    for (const bytes of [utf8, latin1]) {
+      const expected = createHash('sha256').update(bytes).digest('base64');
+      const listing = new FindListing(Buffer.from(bytes));
+      expect(listing.each(() => true)).toBe(true);
+      expect(listing.digest()).toBe(expected);
+      expect(mapOf(listing)!.size).toBe(bytes === utf8 ? 2 : 1);
+    }
+  });
+
   it('reads size, time and path, with spaces and newlines in names', () => {
     const got = parseFindListing('12 1795501203.5036673830 a b.md\0' + '0 7.0000000010 dir/new\nline\0');
     expect(got).toEqual(

@@ -9,6 +9,7 @@
  * (find exits non-zero), a name or time this parser does not read exactly as Node would.
  */
 import type { ChildProcess } from 'node:child_process';
+import { isUtf8 } from 'node:buffer';
 import { createHash } from 'node:crypto';
 import type { Socket } from 'node:net';
 
@@ -43,11 +44,13 @@ const RECORD_HEAD = /(\d{1,15}) (\d{1,15})\.(\d{9})\d* /y;
 export class FindListing {
   private decoded: string | null = null;
 
-  constructor(private readonly bytes: Buffer) {}
+  constructor(private bytes: Buffer | null) {}
 
   /** Of the bytes find wrote: equal digests, equal listings (see FileTable.listingDigest). */
   digest(): string {
-    return createHash('sha256').update(this.bytes).digest('base64');
+    return createHash('sha256')
+      .update(this.bytes ?? Buffer.from(this.decoded!, 'utf8'))
+      .digest('base64');
   }
 
   /**
@@ -58,7 +61,13 @@ export class FindListing {
    * (seconds × 1e3 + nanoseconds / 1e6), so it compares equal with what the index recorded.
    */
   each(visit: (rel: string, size: number, mtimeMs: number) => boolean): boolean | null {
-    const t = (this.decoded ??= this.bytes.toString('utf8'));
+    if (this.decoded === null) {
+      this.decoded = this.bytes!.toString('utf8');
+      // The text is the bytes again when they are UTF-8: a sync then holds one copy of the
+      // listing to its end, not two (33 MB each at 692k files).
+      if (isUtf8(this.bytes!)) this.bytes = null;
+    }
+    const t = this.decoded;
     // One native match per record, no split: in a cold process a hand-written scanner ran slower.
     for (let at = 0; at < t.length; ) {
       const end = t.indexOf('\0', at);
