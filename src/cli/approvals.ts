@@ -6,7 +6,7 @@
 import type { ApprovalRecord, ListedRecord } from '../lib/approval/requests.js';
 import { TkomaError } from '../lib/errors.js';
 import { requireRoot, resolveRootPath } from '../lib/store/root.js';
-import type { SourceDetails } from '../lib/topics/create.js';
+import type { SourceDetails } from '../lib/topics/create-probe.js';
 import { countOf, formatBytes } from '../lib/topics/summary.js';
 
 function sourceLine(s: SourceDetails): string {

@@ -2,7 +2,7 @@ import { BaseCommand, oclifFlags } from '../../cli/base.js';
 import { runTopicCreate, type TopicCreateAnswer, type TopicCreateFlags, topicCreateExitCode } from '../../cli/creating.js';
 import { paint } from '../../cli/render.js';
 import { TOPIC_CREATE_SPEC } from '../../cli/spec.js';
-import type { ApprovalRequired } from '../../lib/topics/create.js';
+import type { ApprovalRequired } from '../../lib/topics/create-approval.js';
 import type { CreateDryRun } from '../../lib/topics/dry-run.js';
 import { skipLines } from '../../lib/topics/skip-report.js';
 import { countOf, formatBytes } from '../../lib/topics/summary.js';

@@ -15,7 +15,8 @@ import { join } from 'node:path';
 
 import { TkomaError } from '../errors.js';
 import { stateDir } from '../store/root.js';
-import type { ApprovalRequired, SourceDetails } from '../topics/create.js';
+import type { ApprovalRequired } from '../topics/create-approval.js';
+import type { SourceDetails } from '../topics/create-probe.js';
 
 export const REQUEST_TTL_SECONDS = 7 * 24 * 3600;
 /** Decided and expired requests stay listed (`approvals --all`) this long after they expire. */

@@ -2,7 +2,7 @@
  * The estimate for a request as phase 1 probed it: the files each git source would keep (paths
  * and sizes), npm packages and web pages by count, the root's vector target and its measured rates.
  */
-import type { ProbedSource } from '../topics/create.js';
+import type { ProbedSource } from '../topics/create-probe.js';
 import { type ApprovalEstimate, estimateApproval, type EstimateInput } from './estimate.js';
 
 export type EstimateWork = Pick<EstimateInput, 'files' | 'counted' | 'remote'>;

@@ -8,7 +8,7 @@
  * result that tells the ghost to retry with `paths`, as the seed describes. Dismissed, or a client
  * that fails to ask: the plain `approval_required` answer, so the host's own approval still works.
  */
-import type { ApprovalRequired } from '../topics/create.js';
+import type { ApprovalRequired } from '../topics/create-approval.js';
 import type { ApprovalEstimate } from '../estimate/estimate.js';
 
 /** The estimate line every surface shows (src/lib/estimate/): the CLI prints the same summary. */

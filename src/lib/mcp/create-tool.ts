@@ -9,7 +9,8 @@
  */
 import { TkomaError } from '../errors.js';
 import type { Progress } from '../progress.js';
-import type { ApprovalRequired, CreateResult } from '../topics/create.js';
+import type { ApprovalRequired } from '../topics/create-approval.js';
+import type { CreateResult } from '../topics/create.js';
 import { costLine, denial, ELICITATION_SCHEMA, elicitationMessage } from './approval.js';
 import { type Args, type CallContext, Cancelled, type ElicitAnswer, ok, optType, type ServerContext, type ToolResult } from './tool-result.js';
 
