@@ -11,7 +11,7 @@ import type { Limits } from '../safety/limits.js';
 import type { ApprovalMode } from '../store/config.js';
 import type { CreateOptions } from './create.js';
 import { probeSources, type SourceDetails } from './create-probe.js';
-import { capsPreview } from './fetch.js';
+import { capsPreview } from './fetch-limits.js';
 import type { CreateRequest } from './request.js';
 import { type SkipReport, skipReport } from './skip-report.js';
 import { approvalSummary } from './summary.js';

@@ -12,7 +12,9 @@ import { gitSourceLabel } from '../sources/git-url.js';
 import { resolveVersionTag } from '../sources/git-version.js';
 import { resolveNpmSource } from '../sources/npm/npm.js';
 import { isReservedName } from '../store/topic-files.js';
-import { assertSourcesAllowed, budgetFor, capsNoteForPage, capsNoteForRepo, type FetchLimits, resolveLimits, type SkippedFile, sourcePrefixes } from './fetch.js';
+import type { SkippedFile } from './fetch.js';
+import { assertSourcesAllowed, budgetFor, capsNoteForPage, capsNoteForRepo, type FetchLimits, resolveLimits } from './fetch-limits.js';
+import { sourcePrefixes } from './naming.js';
 import type { CreateRequest, SourceRequest } from './request.js';
 import { countOf } from './summary.js';
 

@@ -26,7 +26,8 @@ import { topicDir, topicExists, writeManifest, writeTopic } from '../store/topic
 import { effectiveLimits, type Limits } from '../safety/limits.js';
 import { untrustedSummary, withUntrustedWarnings } from '../safety/warnings.js';
 import { type ApprovalRequired, phaseOne } from './create-approval.js';
-import { assertSourcesAllowed, type CrawlSummary, fetchSources, type FetchLimits, resolveLimits, skippedRecords } from './fetch.js';
+import { type CrawlSummary, fetchSources, skippedRecords } from './fetch.js';
+import { assertSourcesAllowed, type FetchLimits, resolveLimits } from './fetch-limits.js';
 import { type SkipReport, skipReport } from './skip-report.js';
 import { indexTopics } from './indexing.js';
 import type { CreateRequest } from './request.js';

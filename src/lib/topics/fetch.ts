@@ -1,33 +1,28 @@
 /**
  * Fetches a topic's sources into a folder, producing the tracked per-file records. Used by
  * create (into a staging folder) and refresh. One failing source is a warning; the caller decides
- * whether everything failing is an error.
+ * whether everything failing is an error. The caps and policy it runs under: fetch-limits.ts;
+ * how it names files: naming.ts; each file's record: file-records.ts.
  */
-import { createHash } from 'node:crypto';
 import { mkdir, readFile, rm, rmdir, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 
 import { appendAll } from '../append.js';
-import { roleForPath } from '../chunking/index.js';
 import { asTkomaError, TkomaError } from '../errors.js';
 import type { Progress } from '../progress.js';
-import { DEFAULT_MAX_FINDINGS, detectHiddenText, detectInjection } from '../safety/injection.js';
-import { type Budget, CAP_REASONS, DEFAULT_LIMITS, effectiveLimits, type Limits, type LimitsOverride } from '../safety/limits.js';
+import { type Budget, CAP_REASONS } from '../safety/limits.js';
 import { fetchGitSource, type LsRemoteListing } from '../sources/git.js';
 import { resolveVersionTag } from '../sources/git-version.js';
-import { npmFolder } from '../sources/npm/names.js';
 import { fetchNpmSource, type NpmResolved, npmSourceFields } from '../sources/npm/npm.js';
 import type { CrawlOptions } from '../sources/crawl/options.js';
-import { gitUrlScheme, isFullCommitSha, redactUrl, repoDisplayName } from '../sources/git-url.js';
-import { assertLocalRepositoryAllowed } from '../sources/local-roots.js';
-import { literalRefusal, notAllowed, portOf, type SourcePolicy } from '../net/policy.js';
-import { DEFAULT_MAX_BYTES as DEFAULT_WEB_MAX_BYTES } from '../sources/web-url.js';
-import { policyOf, readConfig } from '../store/config.js';
+import { isFullCommitSha, repoDisplayName } from '../sources/git-url.js';
 import type { TopicSource } from '../store/model.js';
-import { type FileFlag, type FileRecord, isReservedName, RESERVED_NAMES } from '../store/topic-files.js';
+import { type FileRecord, isReservedName } from '../store/topic-files.js';
 import type { SkippedRecord } from '../store/skipped.js';
+import { budgetFor, type FetchLimits } from './fetch-limits.js';
+import { type ContentFacts, factsOf, recordFor } from './file-records.js';
+import { NameBook, type Naming, sourcePrefixes } from './naming.js';
 import type { SourceRequest } from './request.js';
-import { formatBytes, mergeCounts } from './summary.js';
 
 export interface SkippedFile {
   path: string;
@@ -61,218 +56,9 @@ export interface CrawlSummary {
   skipped_pages: { url: string; reason: string }[];
 }
 
-export interface FetchLimits {
-  maxFileBytes?: number;
-  maxFiles?: number;
-  /** Bytes all kept files of the topic may add up to. */
-  maxTopicBytes?: number;
-  webTimeoutMs?: number;
-  webMaxBytes?: number;
-  /** The root's network policy and local roots (resolveLimits reads them from tkoma-ref.toml). */
-  policy?: SourcePolicy;
-}
-
-/**
- * The caps for a fetch: defaults, `[limits]` in tkoma-ref.toml, the request's `limits`; an
- * explicit FetchLimits from a programmatic caller (tests) wins over all three.
- */
-export async function resolveLimits(root: string, request?: LimitsOverride, explicit: FetchLimits = {}): Promise<{ limits: Limits; fetch: FetchLimits }> {
-  const config = await readConfig(root);
-  const limits = effectiveLimits(config.limits, request, {
-    ...(explicit.maxFiles !== undefined ? { max_files: explicit.maxFiles } : {}),
-    ...(explicit.maxFileBytes !== undefined ? { max_file_bytes: explicit.maxFileBytes } : {}),
-    ...(explicit.maxTopicBytes !== undefined ? { max_topic_bytes: explicit.maxTopicBytes } : {}),
-  });
-  return {
-    limits,
-    fetch: { policy: policyOf(config), ...explicit, maxFiles: limits.max_files, maxFileBytes: limits.max_file_bytes, maxTopicBytes: limits.max_topic_bytes },
-  };
-}
-
-/**
- * What the policy refuses without any network traffic: local repositories outside
- * `[sources] local_roots`, and hosts named by an address (or `localhost`) that `[network] allow`
- * does not open. NOT_ALLOWED before anything is asked or written; names are checked when resolved.
- */
-export function assertSourcesAllowed(policy: SourcePolicy, sources: readonly Pick<SourceRequest, 'type' | 'url'>[]): void {
-  for (const src of sources) {
-    // npm sources name a package, not an address: they go to the registry npm itself would use.
-    if (src.type === 'npm') continue;
-    if (src.type === 'git') {
-      if (gitUrlScheme(src.url) === 'file') assertLocalRepositoryAllowed(policy, src.url);
-      else {
-        const host = gitHost(src.url);
-        const why = host && literalRefusal(policy, host.host, host.port);
-        if (why) throw notAllowed(redactUrl(src.url), why);
-      }
-      continue;
-    }
-    const url = new URL(src.url);
-    const why = literalRefusal(policy, url.hostname, portOf(url));
-    if (why) throw notAllowed(src.url, why);
-  }
-}
-
-/** Host and port of a network git URL (scp-like included), or null. */
-function gitHost(url: string): { host: string; port: number } | null {
-  const scp = /^(?:[^@/:]+@)([A-Za-z0-9][A-Za-z0-9.-]*):/.exec(url);
-  if (scp && !/^[A-Za-z][A-Za-z0-9+.-]*:\/\//.test(url)) return { host: scp[1]!, port: 22 };
-  try {
-    const parsed = new URL(url);
-    return { host: parsed.hostname, port: portOf(parsed) };
-  } catch {
-    return null;
-  }
-}
-
-/** Budget of a whole topic from FetchLimits (unset caps are unlimited). */
-export function budgetFor(limits: FetchLimits): Budget {
-  return { files: limits.maxFiles ?? Number.POSITIVE_INFINITY, bytes: limits.maxTopicBytes ?? Number.POSITIVE_INFINITY };
-}
-
-/** Why a git probe cannot tell the caps' effect: the server sent no blobs, so no sizes. */
-export function capsNoteForRepo(totalBytes: number | null, limits: FetchLimits): string {
-  const cap = limits.maxTopicBytes ?? Number.POSITIVE_INFINITY;
-  const over = totalBytes !== null && totalBytes > cap;
-  return (
-    `sizes are known only at fetch time: files over max_file_bytes (${formatBytes(limits.maxFileBytes ?? DEFAULT_LIMITS.max_file_bytes)}) ` +
-    `and past max_topic_bytes (${formatBytes(cap === Number.POSITIVE_INFINITY ? DEFAULT_LIMITS.max_topic_bytes : cap)}) will be skipped then` +
-    (over ? `; the repository (${formatBytes(totalBytes)} with history) is larger than max_topic_bytes` : '')
-  );
-}
-
-/** A page whose declared size is over the download cap will be refused; under it, nothing to say. */
-export function capsNoteForPage(bytes: number | undefined, limits: FetchLimits): string | undefined {
-  const max = limits.webMaxBytes ?? DEFAULT_WEB_MAX_BYTES;
-  if (bytes !== undefined && bytes > max) return `the page is ${formatBytes(bytes)}, over the ${formatBytes(max)} download cap: it will be refused`;
-  return undefined;
-}
-
-/** The approval answer's view of the caps: files they would leave out, and what is not known yet. */
-export function capsPreview(details: readonly { capped?: Record<string, number>; caps_note?: string; display_name: string }[]): { would_skip: Record<string, number>; notes: string[] } {
-  return {
-    would_skip: mergeCounts(details.map((d) => d.capped)),
-    notes: details.filter((d) => d.caps_note).map((d) => `${d.display_name}: ${d.caps_note}`),
-  };
-}
-
-/** Injection findings for one fetched file, bounded (see src/lib/safety/injection.ts). */
-export function flagsFor(data: Buffer, hiddenText?: readonly string[]): FileFlag[] {
-  const findings = [...(hiddenText ? detectHiddenText(hiddenText) : []), ...detectInjection(data.toString('utf8'))];
-  return findings.slice(0, DEFAULT_MAX_FINDINGS);
-}
-
-/** A path as a case-insensitive file system compares it: `/x` and `/X` would be one file there. */
-export function nameKey(path: string): string {
-  return path.normalize('NFC').toLowerCase();
-}
 
 /** topic.md and the manifest, compared case-folded (store/topic-files.ts: shared with phase 1). */
 const isReserved = isReservedName;
-
-/**
- * The names held in a topic folder, compared case-insensitively, files and the folders above
- * them: two sources never share a name, and a file never takes a name another source's folder
- * holds (or sits under another source's file). Web pages take the first free `<slug>.md`,
- * `<slug>-2.md`, …; git files keep their repository paths, so one whose name is held is skipped.
- */
-export class NameBook {
-  private readonly held = new Map<string, 'file' | 'dir'>();
-
-  constructor(paths: Iterable<string> = []) {
-    for (const r of RESERVED_NAMES) this.held.set(r, 'file');
-    for (const p of paths) this.claim(p);
-  }
-
-  free(path: string): boolean {
-    const parts = nameKey(path).split('/');
-    for (let i = 1; i < parts.length; i++) if (this.held.get(parts.slice(0, i).join('/')) === 'file') return false;
-    return !this.held.has(parts.join('/'));
-  }
-
-  claim(path: string): void {
-    const parts = nameKey(path).split('/');
-    for (let i = 1; i < parts.length; i++) {
-      const dir = parts.slice(0, i).join('/');
-      if (!this.held.has(dir)) this.held.set(dir, 'dir');
-    }
-    this.held.set(parts.join('/'), 'file');
-  }
-
-  /** The first free name of `<base>.md`, `<base>-2.md`, …, claimed. */
-  allocate(fileName: string): string {
-    let name = fileName;
-    for (let n = 2; !this.free(name); n++) name = fileName.replace(/\.md$/, `-${n}.md`);
-    this.claim(name);
-    return name;
-  }
-}
-
-/**
- * How one fetch names its files: `book` holds every name the topic's other sources (and files
- * nobody fetched) already have; `recorded` is the name a web page got when first fetched, reused
- * for as long as the source exists so a refresh writes each page back where it was.
- */
-export interface Naming {
-  book: NameBook;
-  recorded?: string;
-  /**
-   * A crawl refreshed: the pages stored before, by page URL (their names, validators and what
-   * was fetched: a 304 keeps that record).
-   */
-  pages?: ReadonlyMap<string, { path: string; etag?: string; last_modified?: string; fetched: ContentFacts }>;
-  /** Where the pages stored before are (the topic folder): their links are read from there when a page answers 304. */
-  storedDir?: string;
-}
-
-/**
- * Folder of each source inside the topic: a lone git source fills the topic folder (paths kept as
- * in the repository); several git sources each get a folder named after the repository so their
- * files cannot collide. Web pages always sit at the top as `<url-slug>.md`.
- */
-export function sourcePrefixes(sources: Pick<SourceRequest, 'type' | 'url' | 'package'>[]): string[] {
-  const gitCount = sources.filter((s) => s.type === 'git').length;
-  const used = new Set<string>();
-  return sources.map((s) => {
-    if (s.type === 'npm') return npmFolder(s.package ?? s.url.replace(/^npm:/, ''));
-    if (s.type !== 'git' || gitCount < 2) return '';
-    const base = (repoDisplayName(s.url).split('/').pop() || 'repo').toLowerCase().replace(/[^a-z0-9._-]+/g, '-').replace(/^[.-]+/, '') || 'repo';
-    let name = base;
-    for (let n = 2; used.has(name); n++) name = `${base}-${n}`;
-    used.add(name);
-    return name;
-  });
-}
-
-export function sha256(data: Buffer | string): string {
-  return createHash('sha256').update(data).digest('hex');
-}
-
-/** What a file's record says about its content: its size, hash and injection findings. */
-export interface ContentFacts {
-  bytes: number;
-  sha256: string;
-  flags: FileFlag[];
-}
-
-function factsOf(data: Buffer, hiddenText?: readonly string[]): ContentFacts {
-  return { bytes: data.length, sha256: sha256(data), flags: flagsFor(data, hiddenText) };
-}
-
-async function recordFor(dir: string, rel: string, sourceUrl: string, fetchedAt: string, commit?: string, hiddenText?: readonly string[], known?: ContentFacts, version?: string): Promise<FileRecord> {
-  const facts = known ?? factsOf(await readFile(join(dir, rel)), hiddenText);
-  return {
-    path: rel,
-    source_url: sourceUrl,
-    role: roleForPath(rel),
-    bytes: facts.bytes,
-    sha256: facts.sha256,
-    fetched_at: fetchedAt,
-    ...(commit ? { commit } : {}),
-    ...(version ? { version } : {}),
-    ...(facts.flags.length > 0 ? { flags: facts.flags } : {}),
-  };
-}
 
 /**
  * A crawled site: every page kept under the site's folder (crawl/urls.ts), named once and kept

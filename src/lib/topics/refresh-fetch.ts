@@ -19,7 +19,9 @@ import type { TopicFront, TopicSource } from '../store/model.js';
 import { readManifest, readTopic } from '../store/topic-files.js';
 import { scanTree } from './carry.js';
 import type { SourceRequest } from './request.js';
-import { assertSourcesAllowed, type FetchedSource, fetchOneSource, type FetchLimits, NameBook, type Naming, resolveLimits, sourcePrefixes } from './fetch.js';
+import { type FetchedSource, fetchOneSource } from './fetch.js';
+import { assertSourcesAllowed, type FetchLimits, resolveLimits } from './fetch-limits.js';
+import { NameBook, type Naming, sourcePrefixes } from './naming.js';
 
 /** What phase A (no lock) learned about one source. */
 export type Fetched =
