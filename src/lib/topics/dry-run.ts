@@ -22,7 +22,7 @@ import { skippedRecords } from './fetch.js';
 import { capsPreview, type FetchLimits } from './fetch-limits.js';
 import { sha256 } from './file-records.js';
 import { fetchUpstream } from './refresh-fetch.js';
-import { diffRecords, type SourceRefresh } from './refresh.js';
+import { diffRecords, type SourceRefresh } from './refresh-plan.js';
 import type { CreateRequest } from './request.js';
 import { type SkipReport, skipReport } from './skip-report.js';
 

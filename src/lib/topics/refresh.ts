@@ -2,7 +2,9 @@
  * `refresh`: re-fetch a topic's tracked sources at the same ref (a pinned commit stays pinned),
  * after a cheap `git ls-remote` check, apply added/changed/removed files, update fetched_at and
  * commits, commit once, and reindex (the index only re-chunks files whose hash changed).
- * A source that fails keeps its old files: a network error never deletes knowledge.
+ * A source that fails keeps its old files: a network error never deletes knowledge. Phase A
+ * (ask upstream, fetch into staging) is refresh-fetch.ts; what phase B will change, source by
+ * source, is decided in refresh-plan.ts; this module builds, swaps and commits.
  *
  * Names: every file keeps the name recorded in the manifest. A web page is written back to the
  * name it got when first fetched (its record's `path`); a page fetched for the first time takes
@@ -32,7 +34,6 @@ import { copyFileSync, linkSync, mkdirSync, readdirSync, readlinkSync, renameSyn
 import { copyFile, mkdir, readFile, rename, rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 
-import { appendAll } from '../append.js';
 import { asTkomaError, TkomaError } from '../errors.js';
 import { holdPoint } from '../hold.js';
 import type { CommitAuthor } from '../root-git.js';
@@ -41,37 +42,21 @@ import { assertRootIdle } from '../root-state.js';
 import type { Progress } from '../progress.js';
 import { repoDisplayName } from '../sources/git-url.js';
 import { parseTopicMd } from '../store/frontmatter.js';
-import { sourceVersion, staleness, type TopicFront, type TopicSource, withFileWarnings } from '../store/model.js';
-import { readSkipped, SKIPPED_FILE, type SkippedRecord, writeSkipped } from '../store/skipped.js';
-import { type FileRecord, listTopicIds, MANIFEST_FILE, readManifest, readTopic, TOPIC_FILE, writeManifest, writeTopic } from '../store/topic-files.js';
+import { staleness, type TopicFront, withFileWarnings } from '../store/model.js';
+import { readSkipped, SKIPPED_FILE, writeSkipped } from '../store/skipped.js';
+import { listTopicIds, MANIFEST_FILE, readManifest, readTopic, TOPIC_FILE, writeManifest, writeTopic } from '../store/topic-files.js';
 import type { Limits } from '../safety/limits.js';
 import { assertNoLinks, removeInside } from '../safety/paths.js';
 import { untrustedSummary, withUntrustedWarnings } from '../safety/warnings.js';
 import { changedEntries, inodeAt, placeEntry, scanTree, type TreeScan } from './carry.js';
-import { type CrawlSummary, skippedRecords } from './fetch.js';
 import type { FetchLimits } from './fetch-limits.js';
 import { sha256 } from './file-records.js';
-import { NameBook, sourcePrefixes } from './naming.js';
 import { type SkipReport, skipReport } from './skip-report.js';
 import { fetchUpstream } from './refresh-fetch.js';
+import { planRefresh, type SourceRefresh } from './refresh-plan.js';
 import { indexTopics } from './indexing.js';
 import { shortSha } from './summary.js';
 import { withYoungGenerationHeld } from '../young-generation.js';
-
-export interface SourceRefresh {
-  type: string;
-  url: string;
-  ref?: string;
-  /** `ref_gone`: the branch (or tag) the source follows no longer exists upstream; its files are kept. */
-  status: 'up_to_date' | 'updated' | 'failed' | 'ref_gone';
-  old_commit?: string;
-  new_commit?: string;
-  /** npm and git tags: the version the files are at, `3.23.8 → 3.24.1` when the refresh moved it. */
-  version?: string;
-  error?: string;
-  /** A crawl: what it found and did, and the pages it added, changed and removed (gone upstream: 404/410, or no longer linked). */
-  crawl?: CrawlSummary & { added: string[]; changed: string[]; removed: string[]; unchanged: number };
-}
 
 export interface RefreshResult {
   topic_id: string;
@@ -100,23 +85,6 @@ export interface RefreshResult {
   vector_search?: import('../vectors/status.js').VectorOutlook;
 }
 
-/** Pure: what changed between two sets of records of one source. */
-export function diffRecords(oldRecs: FileRecord[], newRecs: FileRecord[]): { added: FileRecord[]; changed: FileRecord[]; removed: FileRecord[]; unchanged: FileRecord[] } {
-  const before = new Map(oldRecs.map((r) => [r.path, r]));
-  const after = new Map(newRecs.map((r) => [r.path, r]));
-  const added: FileRecord[] = [];
-  const changed: FileRecord[] = [];
-  const unchanged: FileRecord[] = [];
-  for (const r of newRecs) {
-    const prev = before.get(r.path);
-    if (!prev) added.push(r);
-    else if (prev.sha256 !== r.sha256) changed.push(r);
-    else unchanged.push({ ...r, fetched_at: prev.fetched_at });
-  }
-  const removed = oldRecs.filter((r) => !after.has(r.path));
-  return { added, changed, removed, unchanged };
-}
-
 export async function selectTopicsToRefresh(root: string, sel: { ids?: string[]; stale?: boolean; all?: boolean }): Promise<string[]> {
   if (sel.ids && sel.ids.length > 0) return sel.ids;
   if (!sel.stale && !sel.all) throw new TkomaError('INVALID_INPUT', 'name topics to refresh, or pass --stale or --all');
@@ -131,15 +99,6 @@ export async function selectTopicsToRefresh(root: string, sel: { ids?: string[];
     }
   }
   return out;
-}
-
-/** What a refresh changes in a `[[sources]]` entry. */
-type SourceUpdate = Partial<Pick<TopicSource, 'commit' | 'final_url' | 'ref_kind' | 'ref' | 'resolved_version' | 'integrity' | 'tarball' | 'repository' | 'git_head' | 'upstream_version'>>;
-
-/** `1.1.0 → 1.2.0`, or the one version when it did not move. */
-function versionMove(before: string | undefined, after: string | undefined): string | undefined {
-  if (!after) return before;
-  return before && before !== after ? `${before} → ${after}` : after;
 }
 
 /** Mirrors `src` into `dst` with hard links (symlinks recreated): the live folder is never written. */
@@ -182,8 +141,6 @@ async function refreshHeld(root: string, id: string, opts: RefreshOptions): Prom
       const { front, body, dir } = await readTopic(root, id);
       const manifest = await readManifest(dir);
       const skippedBefore = await readSkipped(dir);
-      /** What the topic's sources leave out after this refresh: `.tkoma-skipped.jsonl`. */
-      const skippedNow: SkippedRecord[] = [];
       // What the folder holds as the build starts: operators write to it without our lock.
       const before = scanTree(dir);
       const r: RefreshResult = {
@@ -202,87 +159,7 @@ async function refreshHeld(root: string, id: string, opts: RefreshOptions): Prom
         untrusted: { files: 0, by_kind: {} },
       };
       const oldByPath = new Map(manifest.map((rec) => [rec.path, rec]));
-      const records = new Map<string, FileRecord>();
-      /** What the build does to each path it writes or removes: a hand edit there is a conflict. */
-      const touched = new Map<string, { how: 'added' | 'changed' | 'removed'; from?: string }>();
-      const sourceUpdates = new Map<number, SourceUpdate>();
-      const addedNow: string[] = [];
-      const nowPrefixes = sourcePrefixes(front.sources);
-      /** Sources the root's settings refused (no request sent): all of them is NOT_ALLOWED, not unreachable. */
-      let refusedByPolicy = 0;
-      for (const [i, src] of front.sources.entries()) {
-        const prefix = nowPrefixes[i];
-        const owned = manifest.filter((rec) => rec.source_url === src.url && (!prefix || rec.path.startsWith(`${prefix}/`)));
-        const report: SourceRefresh = { type: src.type, url: src.url, ...(src.ref ? { ref: src.ref } : {}), status: 'updated' };
-        if (src.commit) report.old_commit = src.commit;
-        if (sourceVersion(src)) report.version = sourceVersion(src);
-        const keepOwned = () => {
-          for (const rec of owned) records.set(rec.path, rec);
-          r.unchanged += owned.length;
-          appendAll(skippedNow, skippedBefore.filter((s) => s.source === src.url && (!prefix || s.path.startsWith(`${prefix}/`))));
-        };
-        const keep = (why: string, status: 'failed' | 'ref_gone' = 'failed') => {
-          report.status = status;
-          report.error = why;
-          r.warnings.push(`${src.url}: ${why} (kept the files fetched before)`);
-          keepOwned();
-        };
-        const o = seen.sources[i]?.url === src.url && prefixes[i] === prefix ? outcomes[i] : undefined;
-        if (!o) keep('the topic\'s sources changed during the refresh');
-        else if (o.kind === 'failed' || o.kind === 'ref_gone') {
-          keep(o.error, o.kind);
-          if (o.kind === 'failed' && o.code) refusedByPolicy++;
-        }
-        else if (o.kind === 'up_to_date' && o.remote === (src.type === 'npm' ? src.resolved_version : src.commit)) {
-          report.status = 'up_to_date';
-          if (src.type !== 'npm') report.new_commit = o.remote;
-          if (o.upstream !== src.upstream_version) sourceUpdates.set(i, { upstream_version: o.upstream });
-          keepOwned();
-        } else if (o.kind === 'fetched') {
-          const f = o.fetched;
-          const upd: SourceUpdate = {};
-          if (f.source.commit) report.new_commit = upd.commit = f.source.commit;
-          if (f.source.ref_kind && !src.ref_kind) upd.ref_kind = f.source.ref_kind; // recorded from now on
-          if (f.source.final_url) upd.final_url = f.source.final_url;
-          if (src.version && f.source.ref) upd.ref = f.source.ref; // a version range moved to this tag
-          if (src.type === 'npm') {
-            for (const key of ['resolved_version', 'integrity', 'tarball', 'repository', 'git_head', 'upstream_version'] as const) upd[key] = f.source[key];
-          }
-          report.version = versionMove(sourceVersion(src), sourceVersion(f.source));
-          sourceUpdates.set(i, upd);
-          appendAll(skippedNow, skippedRecords(f.skipped));
-          const d = diffRecords(owned, f.files);
-          if (f.crawl) report.crawl = { ...f.crawl, added: d.added.map((x) => x.path), changed: d.changed.map((x) => x.path), removed: d.removed.map((x) => x.path), unchanged: d.unchanged.length };
-          // A new file never takes a name another source, or a file nobody fetched, holds now.
-          const own = new Set(owned.map((rec) => rec.path));
-          const book = new NameBook([...[...before.keys(), ...manifest.map((rec) => rec.path)].filter((p) => !own.has(p)), ...addedNow]);
-          const added = d.added.filter((rec) => {
-            if (book.free(rec.path)) return true;
-            skippedNow.push({ path: rec.path, reason: 'duplicate_path', source: src.url, bytes: rec.bytes });
-            r.warnings.push(`${rec.path}: another file of the topic holds this name; the new upstream file was not written`);
-            return false;
-          });
-          appendAll(addedNow, added.map((rec) => rec.path));
-          r.added += added.length;
-          r.changed += d.changed.length;
-          r.removed += d.removed.length;
-          r.unchanged += d.unchanged.length;
-          for (const rec of added) touched.set(rec.path, { how: 'added', from: join(o.dir, rec.path) });
-          for (const rec of d.changed) touched.set(rec.path, { how: 'changed', from: join(o.dir, rec.path) });
-          for (const rec of d.removed) touched.set(rec.path, { how: 'removed' });
-          for (const rec of [...added, ...d.changed, ...d.unchanged]) records.set(rec.path, rec);
-          // Nothing changed: a web page with the same content, or a git source at the same commit.
-          if (added.length + d.changed.length + d.removed.length === 0 && (src.type === 'web' || report.old_commit === report.new_commit)) {
-            report.status = 'up_to_date';
-          }
-        } else keep('upstream moved during the refresh');
-        r.sources.push(report);
-      }
-      if (r.sources.every((x) => x.status === 'failed' || x.status === 'ref_gone')) {
-        // Every source refused by the root's own settings: nothing was unreachable, the operator's policy says no.
-        if (refusedByPolicy === r.sources.length) throw new TkomaError('NOT_ALLOWED', `every source of ${id} is refused by this root's settings: ${r.warnings.join('; ')}`, { topic_id: id });
-        throw new TkomaError('SOURCE_UNREACHABLE', `every source of ${id} failed: ${r.warnings.join('; ')}`, { topic_id: id });
-      }
+      const { records, touched, sourceUpdates, skippedNow } = planRefresh(id, { front, manifest, skippedBefore, before }, { seen, prefixes, outcomes }, r);
 
       /** The operator's version of `path` stays; the upstream change to it is not applied. */
       const conflict = (path: string): void => {
