@@ -43,44 +43,48 @@ const pad8 = (n: number): number => (n + 7) & ~7;
 
 /** The file's bytes for `hot`, made from the head.json that has `stamp`. */
 export function hotHeadBytes(hot: HotHead, stamp: HeadStamp): Buffer {
+  return Buffer.concat([...hotHeadPieces(hot, stamp)]);
+}
+
+/** Paths per piece of the path bytes. */
+const PATHS_PIECE = 4096;
+
+/**
+ * hotHeadBytes a piece at a time: the paths joined, then as bytes, then copied into one buffer
+ * of the whole file were ~100 MB at once at 692k files, at the end of a create (its peak).
+ */
+function* hotHeadPieces(hot: HotHead, stamp: HeadStamp): Generator<Uint8Array> {
   const { path, chunkCount, seg, start, listing, skipped } = hot.cols;
   if (!path || !chunkCount || !seg) throw new Error('hot columns missing');
   const n = path.length;
   const json = Buffer.from(JSON.stringify({ fields: hot.fields, listing: listing ?? null, skipped: skipped ?? {} }), 'utf8');
-  const joined = path.join('');
-  const pathBytes = Buffer.from(joined, 'utf8');
   const offsets = new Uint32Array(n + 1);
-  const ascii = pathBytes.length === joined.length;
-  for (let i = 0, at = 0; i < n; i++) offsets[i + 1] = at += ascii ? path[i]!.length : Buffer.byteLength(path[i]!, 'utf8');
-  const numbers = start ? 3 : 2;
-  const out = Buffer.alloc(HEADER + pad8(json.length) + 8 * n * numbers + 4 * (n + 1) + pathBytes.length);
-  MAGIC.copy(out, 0);
-  out.writeBigUInt64LE(stamp.ino, 8);
-  out.writeBigUInt64LE(stamp.size, 16);
-  out.writeBigUInt64LE(stamp.mtimeNs, 24);
-  out.writeUInt32LE(n, 32);
-  out.writeUInt32LE(start ? HAS_START : 0, 36);
-  out.writeDoubleLE(hot.coldFrom, 40);
-  out.writeUInt32LE(json.length, 48);
-  out.writeUInt32LE(pathBytes.length, 52);
-  let at = HEADER;
-  json.copy(out, at);
-  at += pad8(json.length);
+  for (let i = 0, at = 0; i < n; i++) offsets[i + 1] = at += Buffer.byteLength(path[i]!, 'utf8');
+  const head = Buffer.alloc(HEADER + pad8(json.length));
+  MAGIC.copy(head, 0);
+  head.writeBigUInt64LE(stamp.ino, 8);
+  head.writeBigUInt64LE(stamp.size, 16);
+  head.writeBigUInt64LE(stamp.mtimeNs, 24);
+  head.writeUInt32LE(n, 32);
+  head.writeUInt32LE(start ? HAS_START : 0, 36);
+  head.writeDoubleLE(hot.coldFrom, 40);
+  head.writeUInt32LE(json.length, 48);
+  head.writeUInt32LE(offsets[n]!, 52);
+  json.copy(head, HEADER);
+  yield head;
   for (const col of start ? [chunkCount, seg, start] : [chunkCount, seg]) {
-    new Float64Array(out.buffer, out.byteOffset + at, n).set(col);
-    at += 8 * n;
+    const f64 = col instanceof Float64Array ? col : Float64Array.from(col);
+    yield new Uint8Array(f64.buffer, f64.byteOffset, f64.byteLength);
   }
-  Buffer.from(offsets.buffer).copy(out, at);
-  at += 4 * (n + 1);
-  pathBytes.copy(out, at);
-  return out;
+  yield new Uint8Array(offsets.buffer);
+  for (let from = 0; from < n; from += PATHS_PIECE) yield Buffer.from(path.slice(from, from + PATHS_PIECE).join(''), 'utf8');
 }
 
 /** Writes the binary copy of the head.json that has `stamp`; quietly nothing on failure (it is only a copy). */
 export async function writeHotHead(file: string, stamp: HeadStamp, hot: HotHead): Promise<void> {
   if ((hot.cols.path?.length ?? 0) < MIN_HOT_ROWS) return;
   try {
-    await writeFileAtomic(file, hotHeadBytes(hot, stamp));
+    await writeFileAtomic(file, hotHeadPieces(hot, stamp));
   } catch {
     // a read-only or full disk: readers parse head.json as before
   }
