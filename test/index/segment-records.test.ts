@@ -72,6 +72,15 @@ describe('segment records', () => {
     expect(decode(encodeRecords(GEN, many))!.digest.equals(digestIds(ids.join(''), offsets))).toBe(true);
   });
 
+  it('round-trip a string table written in several pieces, strings larger than a piece among them', () => {
+    // Pieces of 1 MiB: 30,000 paths of ~40 bytes, and a title of 1.5 MB between them.
+    const many = recordsOf(Array.from({ length: 30_000 }, (_, i): [string, number] => [`folder-${i % 97}/naïve-file-${i}.md`, 1]));
+    many[15_000]!.title = 'ü'.repeat(750_000);
+    const back = decode(encodeRecords(GEN, many))!;
+    expect(back.all()).toEqual(many);
+    expect(back.runs()).toHaveLength(30_000);
+  });
+
   it('an empty segment round-trips', () => {
     expect(decode(encodeRecords(GEN, []))!.all()).toEqual([]);
   });

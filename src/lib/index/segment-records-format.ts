@@ -133,42 +133,73 @@ export class RecordsEncoder {
 
   /** The records added so far as bytes, all of generation `gen`. */
   encode(gen: number): Uint8Array {
+    return Buffer.concat([...this.encodePieces(gen)]);
+  }
+
+  /**
+   * encode()'s bytes a piece at a time, the columns as they are: at a million chunks the whole
+   * file (~80 MB) was made in one buffer beside the columns it was copied from, the peak of a
+   * create's index.
+   */
+  *encodePieces(gen: number): Generator<Uint8Array> {
     this.hashPending();
     const { strings, count } = this;
     const cols = this.cols.map((c) => c.subarray(0, count));
-    const runs: number[] = [];
     const paths = cols[COL.path]!;
-    for (let i = 0; i < count; i++) {
-      if (i > 0 && paths[i] === paths[i - 1]) runs[runs.length - 1]!++;
-      else runs.push(paths[i]!, 1);
+    let runCount = 0;
+    for (let i = 0; i < count; i++) if (i === 0 || paths[i] !== paths[i - 1]) runCount++;
+    const runs = new Uint32Array(2 * runCount);
+    for (let i = 0, r = -2; i < count; i++) {
+      if (i > 0 && paths[i] === paths[i - 1]) runs[r + 1]!++;
+      else {
+        r += 2;
+        runs[r] = paths[i]!;
+        runs[r + 1] = 1;
+      }
     }
     // Measured, then written in place: a Buffer per string (a path each, at least) was ~100 bytes
     // of garbage a string, at the end of a million-chunk create's index.
     const stringOffsets = new Uint32Array(strings.length + 1);
     strings.forEach((s, i) => (stringOffsets[i + 1] = stringOffsets[i]! + Buffer.byteLength(s, 'utf8')));
-    const L = layout(count, strings.length, stringOffsets[strings.length]!, runs.length / 2);
-    const out = Buffer.alloc(L.total);
-    out.write(MAGIC, 0, 'latin1');
-    [RECORDS_FORMAT, count, strings.length, stringOffsets[strings.length]!, runs.length / 2].forEach((v, i) => out.writeUInt32LE(v, 8 + 4 * i));
-    out.writeDoubleLE(gen, 32);
-    out.writeDoubleLE(this.textBytes, 40);
-    idsDigestOf(this.idHash, this.idEnds.subarray(0, count + 1)).copy(out, 48);
-    putLE(out, L.off, this.offs.subarray(0, count));
-    cols.forEach((c, k) => putLE(out, L.columns + 4 * k * count, c));
-    putLE(out, L.runs, Uint32Array.from(runs));
-    putLE(out, L.stringOffsets, stringOffsets);
-    strings.forEach((s, i) => out.write(s, L.stringBytes + stringOffsets[i]!, 'utf8'));
-    return out;
+    const head = Buffer.alloc(HEADER);
+    head.write(MAGIC, 0, 'latin1');
+    [RECORDS_FORMAT, count, strings.length, stringOffsets[strings.length]!, runCount].forEach((v, i) => head.writeUInt32LE(v, 8 + 4 * i));
+    head.writeDoubleLE(gen, 32);
+    head.writeDoubleLE(this.textBytes, 40);
+    idsDigestOf(this.idHash, this.idEnds.subarray(0, count + 1)).copy(head, 48);
+    yield head;
+    yield bytesLE(this.offs.subarray(0, count));
+    for (const c of cols) yield bytesLE(c);
+    yield bytesLE(runs);
+    yield bytesLE(stringOffsets);
+    let piece = Buffer.allocUnsafe(STRINGS_PIECE);
+    let used = 0;
+    for (let i = 0; i < strings.length; i++) {
+      const n = stringOffsets[i + 1]! - stringOffsets[i]!;
+      if (used + n > STRINGS_PIECE && used > 0) {
+        yield piece.subarray(0, used);
+        piece = Buffer.allocUnsafe(Math.max(STRINGS_PIECE, n));
+        used = 0;
+      } else if (n > piece.length - used) piece = Buffer.allocUnsafe(n);
+      used += piece.write(strings[i]!, used, 'utf8');
+    }
+    if (used > 0) yield piece.subarray(0, used);
   }
 }
 
-export const COL = Object.fromEntries(COLUMNS.map((name, k) => [name, k])) as Record<Column, number>;
+/** Bytes of the string table per piece. */
+const STRINGS_PIECE = 1 << 20;
 
-function putLE(out: Buffer, at: number, arr: Uint32Array | Float64Array): void {
-  if (LITTLE_ENDIAN) out.set(new Uint8Array(arr.buffer, arr.byteOffset, arr.byteLength), at);
-  else if (arr instanceof Float64Array) arr.forEach((v, i) => out.writeDoubleLE(v, at + 8 * i));
-  else arr.forEach((v, i) => out.writeUInt32LE(v, at + 4 * i));
+/** `arr`'s bytes little-endian: a view of it on a little-endian host. */
+function bytesLE(arr: Uint32Array | Float64Array): Uint8Array {
+  if (LITTLE_ENDIAN) return new Uint8Array(arr.buffer, arr.byteOffset, arr.byteLength);
+  const out = Buffer.alloc(arr.byteLength);
+  if (arr instanceof Float64Array) arr.forEach((v, i) => out.writeDoubleLE(v, 8 * i));
+  else arr.forEach((v, i) => out.writeUInt32LE(v, 4 * i));
+  return out;
 }
+
+export const COL = Object.fromEntries(COLUMNS.map((name, k) => [name, k])) as Record<Column, number>;
 
 /** A view of `n` u32 or f64 at `at`, copied when unaligned or on a big-endian host. */
 export function u32s(buf: Buffer, at: number, n: number): Uint32Array {

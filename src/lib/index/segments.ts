@@ -162,9 +162,13 @@ export class SegmentWriter {
     this.fd = null;
     renameSync(this.tmp!, segmentFile(root, topic, gen, 'txt'));
     this.tmp = null;
-    const recordBytes = this.records!.encode(gen);
+    const recFile = segmentFile(root, topic, gen, 'rec');
+    await writeFileAtomic(recFile, this.records!.encodePieces(gen));
     this.records = null;
-    await writeFileAtomic(segmentFile(root, topic, gen, 'rec'), recordBytes);
+    // Opened as a search opens them (left on disk when large): the whole file held from here to
+    // the head's write was ~80 MB of a million-chunk create's peak.
+    const records = await openRecords(root, topic, gen, true);
+    if (!records) throw new Error(`segment records unreadable after writing: ${recFile}`);
     if ('writeFile' in lex) {
       const tmp = tempName(lexFile);
       try {
@@ -177,7 +181,7 @@ export class SegmentWriter {
       }
       lex = openSegmentFile(lexFile);
     } else await writeFileAtomic(lexFile, encodeSegmentParts(lex));
-    const seg = { gen, records: SegmentRecords.decode(gen, Buffer.from(recordBytes.buffer, recordBytes.byteOffset, recordBytes.byteLength))!, lex };
+    const seg = { gen, records, lex };
     remember(root, topic, seg);
     return seg;
   }
