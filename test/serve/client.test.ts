@@ -136,6 +136,16 @@ describe('tryServer falls back', () => {
     expect(await tryServer(root, 'ping', {}, { replyTimeoutMs: 50 })).toBeUndefined();
   });
 
+  it('not when this process was busy past the connect timeout: the connection made meanwhile answers', async () => {
+    writeInfo();
+    await fakeServer((c, d) => c.write(`${JSON.stringify({ id: JSON.parse(d).id, ok: true, result: 'served' })}\n`));
+    const asked = tryServerRaw(root, 'ping', {}, { timeoutMs: 10 });
+    // Blocks this thread for 10× the timeout right after the connect started (as module loading
+    // or a loaded machine can): the timer has expired before the loop sees the connect complete.
+    Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 100);
+    expect(await asked).toBe('served');
+  });
+
   it('when TKOMA_REF_NO_SERVER is set, without even looking', async () => {
     writeInfo();
     await fakeServer((c, d) => c.write(`${JSON.stringify({ id: JSON.parse(d).id, ok: true, result: 1 })}\n`));

@@ -108,7 +108,11 @@ function exchange(socketPath: string, line: string, id: number, opts: Required<P
       socket.destroy();
       resolve(value);
     };
-    let timer = setTimeout(() => finish(undefined), opts.timeoutMs);
+    // Node runs expired timers before it polls for I/O, so a process that was busy (or not
+    // scheduled, on a loaded machine) past the timeout would give up on a connection that had
+    // already succeeded. The timeout gives up only after one more poll: a completed connect is
+    // seen first, and only a connect still pending then falls back.
+    let timer = setTimeout(() => setImmediate(() => socket.connecting && finish(undefined)), opts.timeoutMs);
     const socket = createConnection({ path: socketPath });
     socket.on('error', () => finish(undefined)); // ENOENT, ECONNREFUSED, EPIPE, reset...
     socket.on('close', () => finish(undefined));
