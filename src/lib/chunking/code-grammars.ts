@@ -28,13 +28,21 @@ export interface ChunkWorkerData {
 let treeSitter: WebAssembly.Module | undefined;
 
 /**
- * tree-sitter's own module (tree-sitter.wasm), compiled once per process with tier-up allowed
- * (wasm-tier.ts): by the main thread, which hands it to the chunk worker threads, so they run its
- * code (and its optimised code, shared between threads) rather than compile it again.
+ * tree-sitter's own module (tree-sitter.wasm), compiled once per process, by the main thread, which
+ * hands it to the chunk worker threads: they run its code (and its optimised code, shared between
+ * threads) rather than compile it again. The first caller decides its tier: `tierUp` (the chunk
+ * pool, for a create with threads) lets its hot functions be optimised (wasm-tier.ts), which
+ * paid from a few hundred files on; for a few files the optimising compile cost more than it
+ * saved (a 9-file create: +0.1 s CPU, +16 MiB peak), so it stays on baseline code otherwise.
  */
-export function treeSitterModule(): WebAssembly.Module {
+export function treeSitterModule(tierUp = false): WebAssembly.Module {
   const given = (workerData as ChunkWorkerData | null)?.treeSitter;
-  treeSitter ??= given instanceof WebAssembly.Module ? given : compileTieredUp(ownBytes(readFileSync(createRequire(import.meta.url).resolve('web-tree-sitter/tree-sitter.wasm'))));
+  if (given instanceof WebAssembly.Module) return given;
+  if (!treeSitter) {
+    const bytes = ownBytes(readFileSync(createRequire(import.meta.url).resolve('web-tree-sitter/tree-sitter.wasm')));
+    baselineWasmOnly();
+    treeSitter = tierUp ? compileTieredUp(bytes) : new WebAssembly.Module(bytes);
+  }
   return treeSitter;
 }
 

@@ -151,7 +151,7 @@ class WorkerPool implements ChunkPool {
   ) {
     const resourceLimits = { maxYoungGenerationSizeMb: WORKER_YOUNG_MB, ...(heapMb === undefined ? {} : { maxOldGenerationSizeMb: heapMb }) };
     // Before any thread compiles a grammar: V8's flags are the process's (wasm-tier.ts).
-    const workerData: ChunkWorkerData = { treeSitter: treeSitterModule() };
+    const workerData: ChunkWorkerData = { treeSitter: treeSitterModule(true) };
     for (let i = 0; i < threads; i++) {
       const worker = FROM_SOURCE
         ? // `--import tsx` in execArgv does not reach a worker's own entry on Node 20; registering does.

@@ -18,9 +18,9 @@
  * its testing flags; no other WebAssembly runs in our processes (onnxruntime is native).
  *
  * tree-sitter's own module (tree-sitter.wasm: the parse loop, the same for every grammar, no huge
- * function) is the exception: compileTieredUp gives it dynamic tiering, so its hot functions
- * (~30) are optimised. That cut parsing the Dioxus repository's 878 Rust files from ~1.2 to
- * ~0.9 s of CPU, its grammar still on baseline code (docs/BENCHMARKS.md).
+ * function) is the exception when a create starts chunk threads: compileTieredUp gives it dynamic
+ * tiering, so its hot functions (~30) are optimised. That cut parsing the Dioxus repository's 878
+ * Rust files from ~1.2 to ~0.9 s of CPU, its grammar still on baseline code (docs/BENCHMARKS.md).
  */
 import { isMainThread } from 'node:worker_threads';
 import { setFlagsFromString } from 'node:v8';
