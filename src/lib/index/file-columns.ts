@@ -3,7 +3,7 @@
  * rows sorted by path: at 692k files, toJSON's arrays (an entry object and a pair per row, a heap
  * number per mtime, the hashes joined, then each column's JSON whole) were the largest thing alive
  * while a create wrote its head. The text is what JSON.stringify of those arrays writes, byte for
- * byte.
+ * byte. Also the check of the cold columns read back (coldColumns).
  */
 import type { Role } from '../chunking/types.js';
 import type { FileColumns, SkipReason } from './file-table.js';
@@ -130,4 +130,29 @@ export function sortedColumns(
       return out;
     },
   };
+}
+
+/** The columns a file table read from disk parses only when asked (file-table.ts). */
+type Cold = Pick<FileColumns, 'skipped' | 'role' | 'size' | 'mtimeMs' | 'sha256'>;
+const ROLES: ReadonlySet<string> = new Set<Role>(['docs', 'example', 'code', 'test']);
+const SKIP_REASONS: ReadonlySet<string> = new Set<SkipReason>(['binary', 'too-large', 'unchunkable']);
+
+/** The cold columns of `v`, checked against the table's rows; null when anything is off. */
+export function coldColumns(v: unknown, rows: { readonly size: number; get(path: string): number | undefined }): Cold | null {
+  if (typeof v !== 'object' || v === null) return null;
+  const { size, mtimeMs, sha256, role, skipped } = v as Partial<Record<keyof Cold, unknown>>;
+  const n = rows.size;
+  if (!Array.isArray(size) || !Array.isArray(mtimeMs) || !Array.isArray(role) || size.length !== n || mtimeMs.length !== n || role.length !== n) return null;
+  if (typeof sha256 !== 'string' || sha256.length !== n * SHA_HEX) return null;
+  if (typeof skipped !== 'object' || skipped === null || Array.isArray(skipped)) return null;
+  for (let i = 0; i < n; i++) {
+    if (typeof size[i] !== 'number' || typeof mtimeMs[i] !== 'number' || !ROLES.has(role[i] as string)) return null;
+  }
+  for (const [p, reason] of Object.entries(skipped)) if (rows.get(p) === undefined || !SKIP_REASONS.has(reason as string)) return null;
+  return { size, mtimeMs, sha256, role, skipped } as Cold;
+}
+
+/** Rows nothing on disk can match: a size of -1, no mtime, a hash of no content. */
+export function unknownColumns(n: number): Cold {
+  return { size: new Array<number>(n).fill(-1), mtimeMs: new Array<number>(n).fill(-1), sha256: '0'.repeat(n * SHA_HEX), role: new Array<Role>(n).fill('docs'), skipped: {} };
 }

@@ -11,7 +11,7 @@
  * changes no table, set() it.
  */
 import type { Role } from '../chunking/types.js';
-import { type Column, type SortedRows, sortedColumns, tableColumns } from './file-columns.js';
+import { type Column, coldColumns, type SortedRows, sortedColumns, tableColumns, unknownColumns } from './file-columns.js';
 import { FileRowStore } from './file-rows.js';
 import { type PathList, RowIndex } from './row-index.js';
 
@@ -62,8 +62,6 @@ export interface FileColumns {
 }
 
 const SHA_HEX = 64;
-const ROLES: ReadonlySet<string> = new Set<Role>(['docs', 'example', 'code', 'test']);
-const SKIP_REASONS: ReadonlySet<string> = new Set<SkipReason>(['binary', 'too-large', 'unchunkable']);
 
 /** The columns a search never reads: a head stored in lines (head-file.ts) parses them on first use. */
 export const COLD_COLUMNS = ['skipped', 'role', 'size', 'mtimeMs', 'sha256'] as const;
@@ -388,24 +386,4 @@ function storeOf(entries: Iterable<readonly [string, FileEntry]>): FileRowStore 
   const store = new FileRowStore();
   for (const [path, e] of entries) store.set(path, e);
   return store;
-}
-
-/** The cold columns of `v`, checked against the table's rows; null when anything is off. */
-function coldColumns(v: unknown, rows: RowIndex): Cold | null {
-  if (typeof v !== 'object' || v === null) return null;
-  const { size, mtimeMs, sha256, role, skipped } = v as Partial<Record<ColdName, unknown>>;
-  const n = rows.size;
-  if (!Array.isArray(size) || !Array.isArray(mtimeMs) || !Array.isArray(role) || size.length !== n || mtimeMs.length !== n || role.length !== n) return null;
-  if (typeof sha256 !== 'string' || sha256.length !== n * SHA_HEX) return null;
-  if (typeof skipped !== 'object' || skipped === null || Array.isArray(skipped)) return null;
-  for (let i = 0; i < n; i++) {
-    if (typeof size[i] !== 'number' || typeof mtimeMs[i] !== 'number' || !ROLES.has(role[i] as string)) return null;
-  }
-  for (const [p, reason] of Object.entries(skipped)) if (rows.get(p) === undefined || !SKIP_REASONS.has(reason as string)) return null;
-  return { size, mtimeMs, sha256, role, skipped } as Cold;
-}
-
-/** Rows nothing on disk can match: a size of -1, no mtime, a hash of no content. */
-function unknownColumns(n: number): Cold {
-  return { size: new Array<number>(n).fill(-1), mtimeMs: new Array<number>(n).fill(-1), sha256: '0'.repeat(n * SHA_HEX), role: new Array<Role>(n).fill('docs'), skipped: {} };
 }
