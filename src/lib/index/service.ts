@@ -28,8 +28,8 @@ export type { SyncOptions, SyncProgress, SyncReport, TopicSyncCounts } from './s
 export async function syncIndex(root: string, opts: SyncOptions = {}): Promise<SyncReport> {
   return (await import('./sync.js')).syncIndex(root, opts);
 }
+export { type AcrossTermStats, searchLexical, searchLexicalAcross } from './lexical-search.js';
 export {
-  type AcrossTermStats,
   annMetaFile,
   forgetTopicIndex,
   liveChunkCount,
@@ -38,8 +38,6 @@ export {
   loadTopicIndex,
   nextGeneration,
   saveHead,
-  searchLexical,
-  searchLexicalAcross,
   type TopicHead,
   type TopicIndex,
 } from './topic-index.js';

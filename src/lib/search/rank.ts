@@ -144,7 +144,7 @@ export async function rankChunks(
       if (c) lexical.push({ key: note(h.id, c), score: h.score });
     }
   } else if (mode !== 'vector' && opened.length > 1) {
-    // Several topics: one corpus, so BM25 scores compare across topics (index/topic-index.ts).
+    // Several topics: one corpus, so BM25 scores compare across topics (index/lexical-search.ts).
     const filter = notes.some((x) => x.filtered) ? (i: number, id: string) => notes[i]!.usable(id) : undefined;
     const across = await lexicalSearch.searchLexicalAcross(opened.map((o) => o.index), words, n, filter);
     for (const h of across.hits) {

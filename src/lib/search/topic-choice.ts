@@ -1,7 +1,7 @@
 /**
  * Which topic a search without one is about (issue 26), pure. The topic notes name a library,
  * rarely its identifiers (`maxSockets`), so the choice is made on the chunks themselves: every
- * topic is searched as one corpus (comparable scores: index/topic-index.ts searchLexicalAcross),
+ * topic is searched as one corpus (comparable scores: index/lexical-search.ts searchLexicalAcross),
  * and each topic's evidence is its hits among the first few, each weighed by its boosted score
  * and discounted by rank as nDCG does, then times the topic's fit to the query's words as a whole
  * (topicFit). The notes' order breaks ties and answers when no chunk matches at all.
