@@ -73,10 +73,10 @@ export class ChunkTermPacker {
     const { counter, docLen, docTerms, terms, tfs } = this;
     for (const c of chunks) {
       docLen.push(counter.count(lexicalFields(c, path, c.text)));
-      const touched = counter.touched;
-      docTerms.push(touched.length);
-      for (let i = 0; i < touched.length; i++) {
-        const t = touched[i]!;
+      const { ids, length } = counter.touched;
+      docTerms.push(length);
+      for (let i = 0; i < length; i++) {
+        const t = ids[i]!;
         terms.push(t);
         tfs.push(counter.takeTf(t));
       }

@@ -164,7 +164,8 @@ export class SegmentBuilder {
     const d = this.newDoc(doc.id);
     const { counter, stream } = this;
     this.setLength(d, counter.count(doc.fields));
-    for (const t of counter.touched) stream.push(t, counter.takeTf(t));
+    const { ids, length } = counter.touched;
+    for (let i = 0; i < length; i++) stream.push(ids[i]!, counter.takeTf(ids[i]!));
     this.endDoc(d);
   }
 

@@ -4,7 +4,9 @@
  * threads count with it too (each with its own numbering), so a doc's tfs and length come out of
  * the same float operations in the same order wherever it was counted.
  */
-import { processTermUnmemoised, tokenize } from './tokenize.js';
+import { DEFAULT_TOKENIZER, isAsciiWordChar, processTermUnmemoised, RUN, segmentTokens } from './tokenize.js';
+import { CodeBuffer, hashCodes, WordTable } from './word-table.js';
+import { grown } from '../../typed-array.js';
 
 /**
  * `s` without a reference to the text it was cut from. V8 makes a long substring a view of its
@@ -16,12 +18,31 @@ function ownCopy(s: string): string {
   return (' ' + s).slice(1);
 }
 
+/** A list of term numbers in a typed array, reused from doc to doc: ids[0, length). */
+export class TermList {
+  ids = new Int32Array(256);
+  length = 0;
+
+  push(t: number): void {
+    if (this.length === this.ids.length) this.ids = grown(this.ids, new Int32Array(this.ids.length * 2));
+    this.ids[this.length++] = t;
+  }
+}
+
+// termsInto counts by run, which only gives tokenize's tokens when compounds are not kept.
+if (DEFAULT_TOKENIZER.keepCompounds) throw new Error('term-count.ts counts by run: it needs DEFAULT_TOKENIZER.keepCompounds off');
+
 /** Term numbers in order of first appearance. */
 export class Vocabulary {
   readonly names: string[] = [];
   private readonly ids = new Map<string, number>();
   /** Raw token -> term number (-1 = dropped): skips processTerm for every repeat of a token. */
   private readonly raw = new Map<string, number>();
+  /** Run -> its terms' numbers: a known run is found without cutting a string (word-table.ts). */
+  private words = new WordTable();
+  private readonly codes = new CodeBuffer();
+  private readonly tokens: string[] = [];
+  private readonly wordTerms: number[] = [];
 
   get size(): number {
     return this.names.length;
@@ -31,6 +52,7 @@ export class Vocabulary {
   release(): void {
     this.ids.clear();
     this.raw.clear();
+    this.words = new WordTable();
   }
 
   /** The number of an already processed term, numbering it if it is new. */
@@ -47,30 +69,86 @@ export class Vocabulary {
 
   /** The kept terms of `text`, in order, as term numbers. */
   termsOf(text: string): number[] {
-    const out: number[] = [];
-    for (const raw of tokenize(text)) {
+    const out = new TermList();
+    this.termsInto(text, out);
+    return Array.from(out.ids.subarray(0, out.length));
+  }
+
+  /**
+   * The kept terms of `text` (processTerm over tokenize(text), nulls dropped) in order, as term
+   * numbers into `out` (emptied first). Looked up by run of word characters (tokenize.ts's RUN),
+   * over the text's code units: an ASCII run is scanned, one with anything else is left to RUN.
+   */
+  termsInto(text: string, out: TermList): void {
+    out.length = 0;
+    const n = text.length;
+    const codes = this.codes.load(text);
+    let i = 0;
+    while (i < n) {
+      const c = codes[i]!;
+      if (c < 128) {
+        if (!isAsciiWordChar(c)) {
+          i++;
+          continue;
+        }
+        let end = i + 1;
+        while (end < n && isAsciiWordChar(codes[end]!)) end++;
+        if (end === n || codes[end]! < 128) {
+          this.runInto(text, codes, i, end, out);
+          i = end;
+          continue;
+        }
+      }
+      // Shared, but nothing runs between setting lastIndex and exec().
+      RUN.lastIndex = i;
+      const m = RUN.exec(text);
+      if (m === null) break;
+      this.runInto(text, codes, m.index, RUN.lastIndex, out);
+      i = RUN.lastIndex;
+    }
+  }
+
+  /** Appends the terms of the run text[start, end) (codes: text's code units) to `out`. */
+  private runInto(text: string, codes: Uint16Array, start: number, end: number, out: TermList): void {
+    const { words } = this;
+    const h = hashCodes(codes, start, end);
+    let w = words.find(codes, start, end, h);
+    if (w < 0) w = words.add(codes, start, end, h, this.termsOfRun(text.slice(start, end)));
+    const { terms, termFrom } = words;
+    for (let k = termFrom[w]!, to = termFrom[w + 1]!; k < to; k++) out.push(terms[k]!);
+  }
+
+  /** A new run's kept terms, in token order (numbering the new ones). */
+  private termsOfRun(run: string): number[] {
+    const { tokens, wordTerms } = this;
+    tokens.length = 0;
+    wordTerms.length = 0;
+    segmentTokens(run, tokens);
+    for (const raw of tokens) {
       let t = this.raw.get(raw);
       if (t === undefined) {
         const term = processTermUnmemoised(raw);
         t = term === null ? -1 : this.intern(term);
         this.raw.set(ownCopy(raw), t);
       }
-      if (t >= 0) out.push(t);
+      if (t >= 0) wordTerms.push(t);
     }
-    return out;
+    return wordTerms;
   }
 }
 
 /**
  * Counts docs one at a time. After count(), `touched` lists the doc's distinct term numbers in
- * order of first appearance and takeTf(t) gives (and clears) each one's weighted frequency.
+ * order of first appearance (reused from doc to doc) and takeTf(t) gives (and clears) each one's
+ * weighted frequency.
  */
 export class TermCounter {
   readonly vocab = new Vocabulary();
-  readonly touched: number[] = [];
+  readonly touched = new TermList();
   private tfAcc = new Float64Array(1 << 12);
   private readonly lastText: (string | undefined)[] = [];
-  private readonly lastTerms: (number[] | undefined)[] = [];
+  /** Per field: the terms of lastText, reused while a file's chunks repeat it. */
+  private readonly lastTerms: TermList[] = [];
 
   constructor(readonly weights: Float64Array) {}
 
@@ -88,19 +166,16 @@ export class TermCounter {
       const text = fields[f]!;
       if (w === 0 || text === '') continue;
       // Chunks of one file repeat their path and often their title: reuse the last term list.
-      let terms = lastTerms[f];
+      const terms = (lastTerms[f] ??= new TermList());
       if (lastText[f] !== text) {
-        terms = vocab.termsOf(text);
+        vocab.termsInto(text, terms);
         lastText[f] = text;
-        lastTerms[f] = terms;
       }
-      if (vocab.size > this.tfAcc.length) {
-        const grown = new Float64Array(Math.max(vocab.size, this.tfAcc.length * 2));
-        grown.set(this.tfAcc);
-        this.tfAcc = grown;
-      }
+      if (vocab.size > this.tfAcc.length) this.tfAcc = grown(this.tfAcc, new Float64Array(Math.max(vocab.size, this.tfAcc.length * 2)));
       const tfAcc = this.tfAcc;
-      for (const t of terms!) {
+      const ids = terms.ids;
+      for (let i = 0, n = terms.length; i < n; i++) {
+        const t = ids[i]!;
         len += w;
         if (tfAcc[t] === 0) touched.push(t);
         tfAcc[t] += w;

@@ -172,7 +172,8 @@ function isPlain(word: string): boolean {
 }
 
 export function createTokenizer(options: TokenizerOptions = DEFAULT_TOKENIZER): (text: string) => string[] {
-  const { joinIdentifiers, keepCompounds, splitDigits } = options;
+  const { keepCompounds } = options;
+  const addSegment = segmentTokenizer(options);
   const addWord = (word: string, tokens: string[]): void => {
     // Fast path: most words in prose and code are one plain part; skip the splitting.
     if (isPlain(word)) {
@@ -180,11 +181,7 @@ export function createTokenizer(options: TokenizerOptions = DEFAULT_TOKENIZER): 
       return;
     }
     const segments = word.split(CONNECTOR);
-    for (const segment of segments) {
-      const parts = segmentParts(segment, splitDigits);
-      for (const part of parts) tokens.push(part);
-      if (joinIdentifiers && parts.length > 1) tokens.push(parts.join(''));
-    }
+    for (const segment of segments) addSegment(segment, tokens);
     if (keepCompounds && segments.length > 1) tokens.push(word);
   };
   return (text: string): string[] => {
@@ -216,7 +213,31 @@ export function createTokenizer(options: TokenizerOptions = DEFAULT_TOKENIZER): 
   };
 }
 
-const isAsciiWordChar = (c: number): boolean => isLower(c) || isUpper(c) || isDigit(c) || c === 95;
+/** Appends the raw tokens of one segment (a run of word characters: no connector) to `tokens`. */
+function segmentTokenizer(options: TokenizerOptions): (segment: string, tokens: string[]) => void {
+  const { joinIdentifiers, splitDigits } = options;
+  return (segment: string, tokens: string[]): void => {
+    if (isPlain(segment)) {
+      tokens.push(segment);
+      return;
+    }
+    const parts = segmentParts(segment, splitDigits);
+    for (const part of parts) tokens.push(part);
+    if (joinIdentifiers && parts.length > 1) tokens.push(parts.join(''));
+  };
+}
+
+/**
+ * A maximal run of word characters (WORD's class). With the default options (compounds not kept)
+ * a word's tokens are its runs' tokens in turn (segmentTokens), so tokenize(text) is segmentTokens
+ * of each of text's runs: the BM25 counter (term-count.ts) looks its terms up by run.
+ */
+export const RUN = /[\p{L}\p{N}\p{M}_]+/gu;
+
+/** The raw tokens of a run (RUN's match) with the default options, appended to `tokens`. */
+export const segmentTokens: (segment: string, tokens: string[]) => void = segmentTokenizer(DEFAULT_TOKENIZER);
+
+export const isAsciiWordChar = (c: number): boolean => isLower(c) || isUpper(c) || isDigit(c) || c === 95;
 
 /**
  * End of WORD's match at `start` (an ASCII word character) when the match is all ASCII, else -1
