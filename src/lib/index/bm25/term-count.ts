@@ -36,8 +36,6 @@ if (DEFAULT_TOKENIZER.keepCompounds) throw new Error('term-count.ts counts by ru
 export class Vocabulary {
   readonly names: string[] = [];
   private readonly ids = new Map<string, number>();
-  /** Raw token -> term number (-1 = dropped): skips processTerm for every repeat of a token. */
-  private readonly raw = new Map<string, number>();
   /** Run -> its terms' numbers: a known run is found without cutting a string (word-table.ts). */
   private words = new WordTable();
   private readonly codes = new CodeBuffer();
@@ -51,7 +49,6 @@ export class Vocabulary {
   /** Forgets the lookups (names stay): they are the largest part of a build's memory. */
   release(): void {
     this.ids.clear();
-    this.raw.clear();
     this.words = new WordTable();
   }
 
@@ -125,13 +122,8 @@ export class Vocabulary {
     wordTerms.length = 0;
     segmentTokens(run, tokens);
     for (const raw of tokens) {
-      let t = this.raw.get(raw);
-      if (t === undefined) {
-        const term = processTermUnmemoised(raw);
-        t = term === null ? -1 : this.intern(term);
-        this.raw.set(ownCopy(raw), t);
-      }
-      if (t >= 0) wordTerms.push(t);
+      const term = processTermUnmemoised(raw);
+      if (term !== null) wordTerms.push(this.intern(term));
     }
     return wordTerms;
   }
