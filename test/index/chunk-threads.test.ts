@@ -3,8 +3,12 @@ import { join } from 'node:path';
 
 import { afterEach, describe, expect, it } from 'vitest';
 
-import { chunkFile } from '../../src/lib/chunking/index.js';
+import { availableParallelism } from 'node:os';
+
+import { chunkFile, roleForPath } from '../../src/lib/chunking/index.js';
 import { pooledLanguages, startChunkPool, workerCount } from '../../src/lib/chunking/pool.js';
+import { ChunkPipeline } from '../../src/lib/index/chunk-pipeline.js';
+import { FileTable } from '../../src/lib/index/file-table.js';
 import { forgetTopicIndex, syncIndex, topicIndexDir } from '../../src/lib/index/service.js';
 import { FIXTURES } from '../chunking/fixtures.js';
 import { makeTmpRoot, writeTopic } from '../helpers/index-topics.js';
@@ -124,5 +128,27 @@ describe('chunking on worker threads', () => {
     const threaded = await indexWith('3');
     expect(Object.keys(threaded).sort()).toEqual(['files', 'lex', 'rec', 'txt']);
     expect(threaded).toEqual(inline);
+  });
+
+  it('sends a part-filled batch that files cut in this thread have left behind, when its file is awaited', async () => {
+    // One Rust file (to the thread, its batch not full), then 200 JavaScript and TypeScript files
+    // (too few of each for the thread: cut here), more than the pipeline keeps in flight: it then
+    // waits on the Rust file, which only goes if its batch is sent. Before the fix: no end.
+    const files: [string, string][] = [
+      ['a/first.rs', 'pub fn first() -> u32 {\n    1\n}\n'],
+      ...Array.from({ length: 150 }, (_, i): [string, string] => [`b/w${i}.js`, `export function w${i}() {\n  return ${i};\n}\n`]),
+      ...Array.from({ length: 50 }, (_, i): [string, string] => [`b/x${i}.ts`, `export const x${i}: number = ${i};\n`]),
+      ...Array.from({ length: 200 }, (_, i): [string, string] => [`c/m${i}.rs`, `pub fn m${i}() -> u32 {\n    ${i}\n}\n`]),
+    ];
+    const pool = startChunkPool(files.map(([p]) => p));
+    expect(pool.threads).toBe(availableParallelism() >= 2 ? 1 : 0);
+    const pipeline = new ChunkPipeline(pool, 1, FileTable.empty());
+    try {
+      for (const [path, text] of files) await pipeline.add(path, { size: 0, mtimeMs: 0, sha256: '', role: roleForPath(path), chunkCount: 0 }, text);
+      expect(await pipeline.finish()).not.toBeNull();
+    } finally {
+      await pool.close();
+    }
+    expect(pipeline.fresh.map((r) => r.path)).toEqual(files.map(([p]) => p));
   });
 });

@@ -51,8 +51,13 @@ export interface ChunkPool {
   readonly threads: number;
   /** Files whose chunks came back from a worker thread (not chunked here after a thread died). */
   readonly answered: number;
+  /** Batches sent to the threads so far: a file chunk() queued stays unsent until this moves. */
+  readonly batchesSent: number;
+  /** True when chunk() would send this file to a thread now (else it is cut in this thread). */
+  threaded(path: string): boolean;
   /** Sends a partly filled batch now: call it before waiting on a file's chunks. */
   flush(): void;
+  /** Ends the threads; files they still hold are rejected, not cut here. Idempotent. */
   close(): Promise<void>;
 }
 
@@ -85,7 +90,7 @@ export function workerCount(syntaxFiles: number, cores: number, setting?: number
 
 const chunkHere = (path: string, text: string): Promise<ChunkedFile> => chunkFile(path, text).then((chunks) => ({ chunks }));
 
-const inline: ChunkPool = { chunk: chunkHere, threads: 0, answered: 0, flush: () => {}, close: async () => {} };
+const inline: ChunkPool = { chunk: chunkHere, threads: 0, answered: 0, batchesSent: 0, threaded: () => false, flush: () => {}, close: async () => {} };
 
 export interface PoolOptions {
   /**
@@ -142,6 +147,8 @@ class WorkerPool implements ChunkPool {
   private readonly workers: { worker: Worker; pending: Map<number, Pending>; table: ForeignTerms }[] = [];
   private nextId = 0;
   answered = 0;
+  batchesSent = 0;
+  private closed = false;
 
   constructor(
     readonly threads: number,
@@ -182,11 +189,15 @@ class WorkerPool implements ChunkPool {
         }
       });
       // A thread that dies (out of memory in a grammar, say) must not lose its files: they are
-      // chunked here instead, and nothing more is sent to it.
+      // chunked here instead, and nothing more is sent to it. Once the pool is closed nobody
+      // waits for them (an error ended the work): they are dropped, not cut here before the exit.
       const orphan = (): void => {
         const i = this.workers.indexOf(slot);
         if (i >= 0) this.workers.splice(i, 1);
-        for (const p of slot.pending.values()) chunkHere(p.job.path, p.job.text).then(p.resolve, p.reject);
+        for (const p of slot.pending.values()) {
+          if (this.closed) p.reject(new Error('the chunk pool is closed'));
+          else chunkHere(p.job.path, p.job.text).then(p.resolve, p.reject);
+        }
         slot.pending.clear();
       };
       worker.on('error', orphan);
@@ -197,8 +208,12 @@ class WorkerPool implements ChunkPool {
 
   private batch: Pending[] = [];
 
+  threaded(path: string): boolean {
+    return this.workers.length > 0 && !(parsesSyntax(path) && !this.languages.has(languageForPath(path)!));
+  }
+
   chunk(path: string, text: string): Promise<ChunkedFile> {
-    if (this.workers.length === 0 || (parsesSyntax(path) && !this.languages.has(languageForPath(path)!))) return chunkHere(path, text);
+    if (!this.threaded(path)) return chunkHere(path, text);
     const job: ChunkJob = { id: this.nextId++, path, text };
     const done = new Promise<ChunkedFile>((resolve, reject) => this.batch.push({ resolve, reject, job }));
     if (this.batch.length >= BATCH) this.flush();
@@ -212,6 +227,7 @@ class WorkerPool implements ChunkPool {
     // The least busy thread; ties go to the first.
     let slot = this.workers[0];
     for (const w of this.workers) if (slot && w.pending.size < slot.pending.size) slot = w;
+    this.batchesSent++;
     if (!slot) {
       for (const p of batch) chunkHere(p.job.path, p.job.text).then(p.resolve, p.reject);
       return;
@@ -221,6 +237,8 @@ class WorkerPool implements ChunkPool {
   }
 
   async close(): Promise<void> {
+    this.closed = true;
+    for (const p of this.batch.splice(0)) p.reject(new Error('the chunk pool is closed'));
     const slots = this.workers.splice(0);
     await Promise.all(slots.map((s) => s.worker.terminate()));
   }

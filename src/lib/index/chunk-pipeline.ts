@@ -13,19 +13,29 @@ import { type ChunkRecord, lexicalDocOf } from './segments.js';
 
 /**
  * Files handed to the pool ahead of the one being finished, per thread: bounds memory. More than
- * a batch, so the file being waited for has always been sent (only finish() must flush). Deep
+ * a batch, so the file being waited for has nearly always been sent (finishOne sends it when files
+ * cut in this thread came after it and left its batch part filled). Deep
  * enough that one thread's queue outlasts the other's large file (a 200 KB bundle parses for
  * ~150 ms) and this thread's pauses: at 4 batches the threads of a 10,970-file create sat idle
  * 0.9-1.9 s each waiting for files, at 12 batches 0.7-1.0 s (a few hundred KB more in flight).
  */
 const AHEAD = 12 * BATCH;
 
+interface InFlight {
+  path: string;
+  entry: FileEntry;
+  chunks: Promise<ChunkedFile> | null;
+  includes?: { text: string; expansions: Expansion[] };
+  /** The pool's batchesSent when this file was queued in a batch not sent yet. */
+  batch?: number;
+}
+
 export class ChunkPipeline {
   /** Every chunk record so far, in doc order (unless a sink takes them). */
   readonly fresh: ChunkRecord[] = [];
   /** Handed over by finish(). */
   private lex: SegmentBuilder | null;
-  private readonly inFlight: { path: string; entry: FileEntry; chunks: Promise<ChunkedFile> | null; includes?: { text: string; expansions: Expansion[] } }[] = [];
+  private readonly inFlight: InFlight[] = [];
   /** Chunk records finished so far. */
   private count = 0;
 
@@ -47,10 +57,15 @@ export class ChunkPipeline {
    * `expansions`: a page's resolved includes, applied to its chunks' texts once they are cut.
    */
   async add(path: string, entry: FileEntry, text: string | null, expansions: Expansion[] = []): Promise<void> {
-    const chunks = text === null ? null : this.pool.chunk(path, text);
-    // Handled in finish(); this keeps a rejection from counting as unhandled meanwhile.
-    chunks?.catch(() => undefined);
-    this.inFlight.push({ path, entry, chunks, ...(text !== null && expansions.length > 0 ? { includes: { text, expansions } } : {}) });
+    const file: InFlight = { path, entry, chunks: null, ...(text !== null && expansions.length > 0 ? { includes: { text, expansions } } : {}) };
+    if (text !== null) {
+      const batch = this.pool.threaded(path) ? this.pool.batchesSent : undefined;
+      file.chunks = this.pool.chunk(path, text);
+      if (batch !== undefined && this.pool.batchesSent === batch) file.batch = batch;
+      // Handled in finish(); this keeps a rejection from counting as unhandled meanwhile.
+      file.chunks.catch(() => undefined);
+    }
+    this.inFlight.push(file);
     if (this.inFlight.length > AHEAD * Math.max(1, this.pool.threads)) await this.finishOne();
   }
 
@@ -74,7 +89,9 @@ export class ChunkPipeline {
   }
 
   private async finishOne(): Promise<void> {
-    const { path, entry, chunks, includes } = this.inFlight.shift()!;
+    const { path, entry, chunks, includes, batch } = this.inFlight.shift()!;
+    // Still in the pool's unsent batch: files cut in this thread came after it, not enough to fill it.
+    if (batch !== undefined && this.pool.batchesSent === batch) this.pool.flush();
     let file: ChunkedFile | undefined;
     let records: ChunkRecord[] = [];
     if (chunks) {
