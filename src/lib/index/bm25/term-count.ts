@@ -38,7 +38,7 @@ export class Vocabulary {
   private readonly ids = new Map<string, number>();
   /** Run -> its terms' numbers: a known run is found without cutting a string (word-table.ts). */
   private words = new WordTable();
-  private readonly codes = new CodeBuffer();
+  private codes = new CodeBuffer();
   private readonly tokens: string[] = [];
   private readonly wordTerms: number[] = [];
 
@@ -50,6 +50,7 @@ export class Vocabulary {
   release(): void {
     this.ids.clear();
     this.words = new WordTable();
+    this.codes = new CodeBuffer(); // as large as the longest field met
   }
 
   /** The number of an already processed term, numbering it if it is new. */
