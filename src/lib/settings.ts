@@ -96,7 +96,7 @@ export const SETTINGS = {
   tricksOff: {
     env: 'TKOMA_REF_TRICKS_OFF',
     kind: 'list',
-    doc: 'Benchmarks (bench/tricks.ts): turn off the named speed tricks (`prefetch`, `young-generation`, `toml-subset`) to measure what each buys.',
+    doc: 'Benchmarks (bench/tricks.ts): turn off the named speed tricks (`prefetch`, `young-generation`, `toml-subset`, `chunks-ahead`) to measure what each buys.',
     internal: true,
   },
   crashAt: { env: 'TKOMA_REF_CRASH_AT', kind: 'list', doc: 'Crash tests: SIGKILL (or pause at) the named points of a mutation.', internal: true },
@@ -166,7 +166,7 @@ export function envFlagOr(name: SettingName, fallback: boolean, env: Env = proce
 }
 
 /** Whether a speed trick was turned off for an A/B measurement (`TKOMA_REF_TRICKS_OFF`). */
-export function trickOff(name: 'prefetch' | 'young-generation' | 'toml-subset', env: Env = process.env): boolean {
+export function trickOff(name: 'prefetch' | 'young-generation' | 'toml-subset' | 'chunks-ahead', env: Env = process.env): boolean {
   const off = envSetting('tricksOff', env);
   return Array.isArray(off) && off.includes(name);
 }

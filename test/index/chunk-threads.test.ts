@@ -1,16 +1,14 @@
-import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { availableParallelism } from 'node:os';
 
 import { afterEach, describe, expect, it } from 'vitest';
-
-import { availableParallelism } from 'node:os';
 
 import { chunkFile, roleForPath } from '../../src/lib/chunking/index.js';
 import { pooledLanguages, startChunkPool, workerCount } from '../../src/lib/chunking/pool.js';
 import { ChunkPipeline } from '../../src/lib/index/chunk-pipeline.js';
 import { FileTable } from '../../src/lib/index/file-table.js';
-import { forgetTopicIndex, syncIndex, topicIndexDir } from '../../src/lib/index/service.js';
+import { forgetTopicIndex, syncIndex } from '../../src/lib/index/service.js';
 import { FIXTURES } from '../chunking/fixtures.js';
+import { indexBytes } from '../helpers/index-bytes.js';
 import { makeTmpRoot, writeTopic } from '../helpers/index-topics.js';
 
 describe('workerCount', () => {
@@ -59,31 +57,6 @@ function corpus(): Record<string, string> {
   return files;
 }
 
-/** The topic's index files, generation numbers and mtimes (which differ run to run) left out. */
-function indexBytes(root: string): Record<string, string> {
-  const dir = topicIndexDir(root, 'topic-corpus');
-  const out: Record<string, string> = {};
-  for (const name of readdirSync(dir)) {
-    // Not the chunking's: where each manifest record is, stamped with the manifest's inode and mtime.
-    if (name === 'manifest-lines.bin') continue;
-    const ext = name.slice(name.lastIndexOf('.') + 1);
-    const raw = readFileSync(join(dir, name));
-    if (name === 'head.json') {
-      const head = JSON.parse(raw.toString('utf8')) as { files: { mtimeMs: number[]; seg: number[]; listing?: string } };
-      // The listing digest covers the mtimes too.
-      out.files = JSON.stringify({ ...head.files, mtimeMs: head.files.mtimeMs.map(() => 0), seg: head.files.seg.map((g) => (g === 0 ? 0 : 1)), listing: head.files.listing === undefined ? 'none' : 'some' });
-    } else if (ext === 'rec') {
-      // The records file's header carries the generation (a little-endian f64 at byte 32).
-      const copy = Buffer.from(raw);
-      copy.writeDoubleLE(0, 32);
-      out.rec = copy.toString('base64');
-    } else {
-      out[ext] = raw.toString('base64');
-    }
-  }
-  return out;
-}
-
 describe('chunking on worker threads', () => {
   const cleanups: (() => void)[] = [];
   afterEach(() => {
@@ -101,7 +74,7 @@ describe('chunking on worker threads', () => {
     process.env.TKOMA_REF_CHUNK_THREADS = threads;
     const report = await syncIndex(root, { topicIds: ['topic-corpus'] });
     expect(report.topics['topic-corpus']!.chunks).toBeGreaterThan(FIXTURES.length * 3);
-    return indexBytes(root);
+    return indexBytes(root, 'topic-corpus');
   }
 
   it('cuts files on the threads it starts, into the chunks this thread would cut', async () => {

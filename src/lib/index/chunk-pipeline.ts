@@ -21,11 +21,18 @@ import { type ChunkRecord, lexicalDocOf } from './segments.js';
  */
 const AHEAD = 12 * BATCH;
 
+/** Chunks cut before the sync read the file (chunking/ahead.ts), for the bytes it read. */
+export interface CutAhead {
+  take(path: string, sha256: string): Promise<ChunkedFile> | undefined;
+}
+
 interface InFlight {
   path: string;
   entry: FileEntry;
   chunks: Promise<ChunkedFile> | null;
   includes?: { text: string; expansions: Expansion[] };
+  /** Taken from the chunks cut ahead: their text is bounded there, not by AHEAD. */
+  ahead?: true;
   /** The pool's batchesSent when this file was queued in a batch not sent yet. */
   batch?: number;
 }
@@ -36,6 +43,8 @@ export class ChunkPipeline {
   /** Handed over by finish(). */
   private lex: SegmentBuilder | null;
   private readonly inFlight: InFlight[] = [];
+  /** Files in flight not taken from the chunks cut ahead. */
+  private queued = 0;
   /** Chunk records finished so far. */
   private count = 0;
 
@@ -48,6 +57,8 @@ export class ChunkPipeline {
     private readonly sink: (r: ChunkRecord) => void = (r) => this.fresh.push(r),
     /** Where the BM25 build spills its postings past a run's worth (bm25/spill.ts). */
     spill?: SpillOptions,
+    /** Files already cut while they were fetched: used when the bytes read are the ones cut. */
+    private readonly ahead?: CutAhead,
   ) {
     this.lex = new SegmentBuilder(undefined, spill);
   }
@@ -59,14 +70,21 @@ export class ChunkPipeline {
   async add(path: string, entry: FileEntry, text: string | null, expansions: Expansion[] = []): Promise<void> {
     const file: InFlight = { path, entry, chunks: null, ...(text !== null && expansions.length > 0 ? { includes: { text, expansions } } : {}) };
     if (text !== null) {
-      const batch = this.pool.threaded(path) ? this.pool.batchesSent : undefined;
-      file.chunks = this.pool.chunk(path, text);
-      if (batch !== undefined && this.pool.batchesSent === batch) file.batch = batch;
+      const cut = this.ahead?.take(path, entry.sha256);
+      if (cut) {
+        file.chunks = cut;
+        file.ahead = true;
+      } else {
+        const batch = this.pool.threaded(path) ? this.pool.batchesSent : undefined;
+        file.chunks = this.pool.chunk(path, text);
+        if (batch !== undefined && this.pool.batchesSent === batch) file.batch = batch;
+      }
       // Handled in finish(); this keeps a rejection from counting as unhandled meanwhile.
       file.chunks.catch(() => undefined);
     }
     this.inFlight.push(file);
-    if (this.inFlight.length > AHEAD * Math.max(1, this.pool.threads)) await this.finishOne();
+    if (!file.ahead) this.queued++;
+    while (this.queued > AHEAD * Math.max(1, this.pool.threads)) await this.finishOne();
   }
 
   /**
@@ -89,8 +107,9 @@ export class ChunkPipeline {
   }
 
   private async finishOne(): Promise<void> {
-    const { path, entry, chunks, includes, batch } = this.inFlight.shift()!;
-    // Still in the pool's unsent batch: files cut in this thread came after it, not enough to fill it.
+    const { path, entry, chunks, includes, ahead, batch } = this.inFlight.shift()!;
+    if (!ahead) this.queued--;
+    // Still in the pool's unsent batch: files cut elsewhere (here, or ahead) came after it, not enough to fill it.
     if (batch !== undefined && this.pool.batchesSent === batch) this.pool.flush();
     let file: ChunkedFile | undefined;
     let records: ChunkRecord[] = [];

@@ -6,6 +6,7 @@
 import { readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 
+import type { ChunksAhead } from '../chunking/ahead.js';
 import type { Embedder } from '../embedding/types.js';
 import { isValidTopicId } from '../store/model.js';
 import { referencesDir } from '../store/root-path.js';
@@ -55,6 +56,8 @@ export interface SyncOptions {
   lockTimeoutMs?: number;
   /** Also load every part of the synced topics and rewrite what is damaged (search does this). */
   verify?: boolean;
+  /** A create's files cut while they were fetched: its threads and chunks, for its topic only. */
+  ahead?: ChunksAhead;
 }
 
 export interface TopicSyncCounts {
@@ -83,6 +86,7 @@ export interface SyncReport {
 interface Ctx {
   root: string;
   verify: boolean;
+  ahead?: ChunksAhead;
   embedder: Embedder | null;
   onProgress?: (e: SyncProgress) => void;
 }
@@ -93,7 +97,7 @@ export async function syncIndex(root: string, opts: SyncOptions = {}): Promise<S
 
 /** The body of syncIndex; callers must hold the index lock. */
 export async function syncUnlocked(root: string, opts: SyncOptions = {}): Promise<SyncReport> {
-  const ctx: Ctx = { root, embedder: opts.embedder ?? null, onProgress: opts.onProgress, verify: opts.verify ?? false };
+  const ctx: Ctx = { root, embedder: opts.embedder ?? null, onProgress: opts.onProgress, verify: opts.verify ?? false, ...(opts.ahead ? { ahead: opts.ahead } : {}) };
   const meta = await readMeta(root);
   if (meta && meta.format !== INDEX_FORMAT) {
     // An index from another version of the tool: derived data, start over.
@@ -297,14 +301,15 @@ async function syncTopic(ctx: Ctx, id: string): Promise<TopicSyncCounts> {
     const { startChunkPool } = await import('../chunking/pool.js');
     const { ChunkPipeline } = await import('./chunk-pipeline.js');
     toIndex.sort();
-    const pool = startChunkPool(toIndex);
+    const ahead = ctx.ahead?.topic === id ? ctx.ahead : undefined;
+    const pool = ahead?.threads() ?? startChunkPool(toIndex);
     // Each chunk goes to the segment's files as it is cut: no text is held to the end.
     const writer = (segment = new SegmentWriter(root, id, gen));
     crashPoint('index:writing'); // the text file is open under its temporary name
     await holdPoint('index:writing');
     // A large create's postings go to run files beside the segment while it is built.
     const spill = { prefix: tempName(segmentFile(root, id, gen, 'lex')) };
-    const pipeline = (lexBuild = new ChunkPipeline(pool, gen, next.files, (r) => writer.add(r), spill));
+    const pipeline = (lexBuild = new ChunkPipeline(pool, gen, next.files, (r) => writer.add(r), spill, ahead));
     let built;
     try {
       let done = 0;
@@ -339,7 +344,9 @@ async function syncTopic(ctx: Ctx, id: string): Promise<TopicSyncCounts> {
       built = await pipeline.finish();
       lexBuild = built;
     } finally {
+      // The threads' ~30 MB each are not kept through the segment's end (a large create's peak).
       await pool.close();
+      await ahead?.close();
     }
 
     ctx.onProgress?.({ topic: id, phase: 'save', done: 0, total: 1 });

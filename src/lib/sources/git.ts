@@ -86,6 +86,8 @@ export interface FetchOptions extends GitCallOptions {
    * 10k-file create). It may also see files whose write then fails; those are not in `files`.
    */
   onFile?: (path: string, data: Buffer) => void;
+  /** Sees the paths of the files the fetch may keep (path order) once the tree is read, before any blob. */
+  onTree?: (paths: string[]) => void | Promise<void>;
   /**
    * A folder to write one pack of the kept files' blobs and folder trees into, for the caller to
    * add to the root's object store before `git add`: git then finds them stored instead of
@@ -264,6 +266,7 @@ export async function fetchGitSource(src: GitSourceSpec, destDir: string, opts: 
     const { candidates, skipped, missing, sizes } = snap;
     for (const m of missing) skipped.push({ path: m, reason: 'not_found' });
     if (candidates.length === 0) throw emptyFetch(src.url, paths, skipped);
+    await opts.onTree?.(candidates.map((e) => e.path));
 
     const files: GitFetchResult['files'] = [];
     let bytesLeft = opts.maxTotalBytes ?? Number.POSITIVE_INFINITY;

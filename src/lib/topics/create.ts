@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 
 import { approvalGate } from '../approval/gate.js';
+import { ChunksAhead } from '../chunking/ahead.js';
 import { canonicalRequest } from '../approval/token.js';
 import { TkomaError } from '../errors.js';
 import type { CommitAuthor } from '../root-git.js';
@@ -102,15 +103,23 @@ async function phaseTwo(root: string, req: CreateRequest, opts: CreateOptions): 
   // The fetched blobs, packed for the root's object store: `git add` then finds them stored.
   const packs = stagingPath(root, `${req.topic_id}-objects`);
   let created: Omit<CreateResult, 'chunk_count' | 'vector_search'>;
+  // The files are cut on the chunk threads while the rest is fetched; the sync takes what still matches.
+  const ahead = new ChunksAhead(req.topic_id);
   const t0 = performance.now();
+  let indexed;
+  let t1;
   try {
-    created = await fetchAndCommit(root, req, opts, staging, packs);
+    try {
+      created = await fetchAndCommit(root, req, opts, staging, packs, ahead);
+    } finally {
+      await rm(staging, { recursive: true, force: true });
+      await rm(packs, { recursive: true, force: true });
+    }
+    t1 = performance.now();
+    indexed = await indexTopics(root, [req.topic_id], { embedderFlag: opts.embedderFlag, progress: opts.progress, author: opts.author, ahead });
   } finally {
-    await rm(staging, { recursive: true, force: true });
-    await rm(packs, { recursive: true, force: true });
+    await ahead.close(); // no thread outlives the create, whatever failed
   }
-  const t1 = performance.now();
-  const indexed = await indexTopics(root, [req.topic_id], { embedderFlag: opts.embedderFlag, progress: opts.progress, author: opts.author });
   // This machine's speed, for the next estimate (src/lib/estimate/rates.ts).
   if (indexed.chunks[req.topic_id] !== undefined) {
     const { recordCreate } = await import('../estimate/rates.js');
@@ -145,9 +154,10 @@ async function fetchAndCommit(
   opts: CreateOptions,
   staging: string,
   packs: string,
+  ahead: ChunksAhead,
 ): Promise<Omit<CreateResult, 'chunk_count' | 'vector_search'>> {
   const finalDir = topicDir(root, req.topic_id);
-  const written = await fetchAndWrite(root, req, opts, staging, packs);
+  const written = await fetchAndWrite(root, req, opts, staging, packs, ahead);
   crashPoint('create:fetched');
   await holdPoint('create:fetched');
   // Under the write lock: the complete folder appears with one rename and is committed; a crash
@@ -184,11 +194,11 @@ interface Written {
  * counts and summaries leave it: the per-file records (a few hundred bytes each, 690k of them at a
  * million chunks) are garbage before the commit's git processes run.
  */
-async function fetchAndWrite(root: string, req: CreateRequest, opts: CreateOptions, staging: string, packs: string): Promise<Written> {
+async function fetchAndWrite(root: string, req: CreateRequest, opts: CreateOptions, staging: string, packs: string, ahead: ChunksAhead): Promise<Written> {
   await mkdir(staging, { recursive: true });
   const { limits, fetch } = await resolveLimits(root, req.limits, opts.limits);
   if (fetch.policy) assertSourcesAllowed(fetch.policy, req.sources);
-  const fetched = await fetchSources(req.sources, staging, opts.progress, fetch, packs);
+  const fetched = await fetchSources(req.sources, staging, opts.progress, fetch, { packsDir: packs, ahead });
   const ok = fetched.filter((f) => f.ok);
   if (ok.length === 0) {
     throw new TkomaError('SOURCE_UNREACHABLE', `every source failed: ${fetched.map((f) => `${f.source.url}: ${f.error?.message}`).join('; ')}`, {

@@ -8,6 +8,7 @@ import { mkdir, readFile, rm, rmdir, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 
 import { appendAll } from '../append.js';
+import type { ChunksAhead } from '../chunking/ahead.js';
 import { asTkomaError, TkomaError } from '../errors.js';
 import type { Progress } from '../progress.js';
 import { type Budget, CAP_REASONS } from '../safety/limits.js';
@@ -178,7 +179,11 @@ export async function fetchOneSource(
   update: (m: string) => void,
   budget: Budget = budgetFor(limits),
   naming: Naming = { book: new NameBook() },
-  packInto?: string,
+  /**
+   * A create's: `packInto`, a folder for a pack of the kept blobs (fetchGitSource); `ahead`, where
+   * each kept file's text goes to be cut while the rest is fetched (chunking/ahead.ts).
+   */
+  into: { packInto?: string | undefined; ahead?: ChunksAhead | undefined } = {},
   /**
    * What a refresh's up-to-date check just read, so the fetch does not ask again: `npm`, the
    * version the registry resolved; `listing`, a git remote's ls-remote answer for this url and ref.
@@ -187,6 +192,7 @@ export async function fetchOneSource(
 ): Promise<FetchedSource> {
   const fetchedAt = new Date().toISOString();
   const out: FetchedSource = { source: { ...src }, ok: false, files: [], skipped: [] };
+  const { packInto, ahead } = into;
   try {
     if (src.type === 'git') {
       const target = prefix ? join(destDir, prefix) : destDir;
@@ -201,13 +207,19 @@ export async function fetchOneSource(
       update(`cloning ${repoDisplayName(src.url)}${tag ?? src.ref ? `@${tag ?? src.ref}` : ''}`);
       // Hashed and scanned from the bytes being written: reading 10k files back cost seconds.
       const facts = new Map<string, ContentFacts>();
+      const inTopic = (path: string): string => (prefix ? `${prefix}/${path}` : path);
       const res = await fetchGitSource(spec, target, {
         maxFileBytes: limits.maxFileBytes,
         maxFiles: budget.files,
         maxTotalBytes: budget.bytes,
         keepExisting: true,
         ...(limits.policy ? { policy: limits.policy } : {}),
-        onFile: (path, data) => facts.set(path, factsOf(data)),
+        onFile: (path, data) => {
+          const f = factsOf(data);
+          facts.set(path, f);
+          ahead?.offer(inTopic(path), data, f.sha256);
+        },
+        ...(ahead ? { onTree: (paths: string[]) => ahead.expect(paths.map(inTopic)) } : {}),
         ...(packInto ? { packInto } : {}),
         // Only for the ref it was read for: a version range fetches the tag it resolves to.
         ...(checked.listing && !tag ? { listing: checked.listing } : {}),
@@ -242,7 +254,11 @@ export async function fetchOneSource(
         maxTotalBytes: budget.bytes,
         keepExisting: true,
         ...(limits.policy ? { policy: limits.policy } : {}),
-        onFile: (path, data) => facts.set(path, factsOf(data)),
+        onFile: (path, data) => {
+          const f = factsOf(data);
+          facts.set(path, f);
+          ahead?.offer(`${prefix}/${path}`, data, f.sha256);
+        },
         ...(checked.npm ? { resolved: checked.npm } : {}),
       });
       Object.assign(out.source, npmSourceFields(res.resolved));
@@ -305,7 +321,13 @@ export async function fetchOneSource(
  * sharing one budget: the caps hold for the topic, not per source. With `packsDir`, each git
  * source leaves a pack of its kept files' blobs in a folder of its own there (see adoptPacks).
  */
-export async function fetchSources(sources: SourceRequest[], destDir: string, progress: Progress, limits: FetchLimits = {}, packsDir?: string): Promise<FetchedSource[]> {
+export async function fetchSources(
+  sources: SourceRequest[],
+  destDir: string,
+  progress: Progress,
+  limits: FetchLimits = {},
+  { packsDir, ahead }: { packsDir?: string; ahead?: ChunksAhead } = {},
+): Promise<FetchedSource[]> {
   const prefixes = sourcePrefixes(sources);
   const budget = budgetFor(limits);
   const naming = { book: new NameBook() };
@@ -313,7 +335,7 @@ export async function fetchSources(sources: SourceRequest[], destDir: string, pr
   for (let i = 0; i < sources.length; i++) {
     const src = sources[i];
     const label = src.type === 'git' ? `Fetch ${repoDisplayName(src.url)}` : src.type === 'npm' ? `Fetch ${src.package}@${src.version ?? 'latest'}` : `Fetch ${src.url}`;
-    const res = await progress.task(label, (update) => fetchOneSource(src, prefixes[i], destDir, limits, update, budget, naming, packsDir && join(packsDir, String(i))));
+    const res = await progress.task(label, (update) => fetchOneSource(src, prefixes[i], destDir, limits, update, budget, naming, { packInto: packsDir && join(packsDir, String(i)), ahead }));
     if (!res.ok) progress.warn(`${src.url}: ${res.error?.message}`);
     results.push(res);
   }

@@ -7,6 +7,7 @@
  * Vectors are built in the background (src/lib/vectors/background.ts) and the answer says how
  * many chunks still wait for theirs.
  */
+import type { ChunksAhead } from '../chunking/ahead.js';
 import { asTkomaError } from '../errors.js';
 import type { CommitAuthor } from '../root-git.js';
 import type { Progress } from '../progress.js';
@@ -21,7 +22,8 @@ export interface IndexOutcome {
 export async function indexTopics(
   root: string,
   topicIds: string[],
-  opts: { embedderFlag?: string; progress: Progress; author: CommitAuthor },
+  /** `ahead`: a create's files cut while they were fetched (the sync takes what still matches). */
+  opts: { embedderFlag?: string | undefined; progress: Progress; author: CommitAuthor; ahead?: ChunksAhead },
 ): Promise<IndexOutcome> {
   const warnings: string[] = [];
   try {
@@ -31,6 +33,7 @@ export async function indexTopics(
         topicIds,
         embedder: null,
         onProgress: (e) => update(`${e.phase} ${e.done}/${e.total}`),
+        ...(opts.ahead ? { ahead: opts.ahead } : {}),
       }),
     );
     const chunks: Record<string, number> = {};
