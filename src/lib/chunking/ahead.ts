@@ -91,6 +91,7 @@ export class ChunksAhead {
 
   /** The threads for the sync to cut the rest with, their last partial batch sent; null when none started. */
   threads(): ChunkPool | null {
+    this.paths.length = 0; // the fetch is over: no more sources to start threads for
     this.pool?.flush();
     return this.pool;
   }
@@ -112,6 +113,7 @@ export class ChunksAhead {
   /** Ends the threads and drops what was not taken. */
   async close(): Promise<void> {
     this.closed = true;
+    this.paths.length = 0;
     this.held.clear();
     this.heldBytes = 0;
     const pool = this.pool;
