@@ -119,10 +119,11 @@ async function prefetchTopicListing({ flags }: ParsedArgv): Promise<void> {
   if (named && (topic.includes('/') || flags.all === true)) return;
   if (!named && flags.input !== undefined) return; // the JSON may name a topic: no guess
   if ((await import('../lib/settings.js')).trickOff('prefetch')) return;
-  const [prefetch, { referencesDir, resolveRootPath }, { listTopicIds }] = await Promise.all([
+  const [prefetch, { referencesDir, resolveRootPath }, { listTopicIds }, { hotHeadFile }] = await Promise.all([
     import('../lib/index/listing-prefetch.js'),
     import('../lib/store/root-path.js'),
     import('../lib/store/topic-files.js'),
+    import('../lib/index/layout.js'),
   ]);
   const root = resolveRootPath(flags.root as string | undefined);
   if (flags.server !== false) {
@@ -131,7 +132,7 @@ async function prefetchTopicListing({ flags }: ParsedArgv): Promise<void> {
     const { serveInfoFile } = await import('../lib/serve/protocol.js');
     if (existsSync(serveInfoFile(root))) return;
   }
-  if (named) prefetch.prefetchListing(join(referencesDir(root), topic));
+  if (named) prefetch.prefetchListing(join(referencesDir(root), topic), prefetch.worthHalves(hotHeadFile(root, topic)));
   else {
     const ids = await listTopicIds(root);
     if (ids.length > 0) prefetch.prefetchListings(ids.map((id) => join(referencesDir(root), id)));

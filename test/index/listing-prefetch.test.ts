@@ -1,10 +1,10 @@
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { chmodSync, mkdirSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, symlinkSync, truncateSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 
-import { FindListing, listingByFind, listingsByFind, parseFindListing, prefetchListing, prefetchListings, takePrefetchedListing } from '../../src/lib/index/listing-prefetch.js';
+import { FindListing, listingByFind, listingsByFind, parseFindListing, prefetchListing, prefetchListings, takePrefetchedListing, worthHalves } from '../../src/lib/index/listing-prefetch.js';
 import type { FileStat } from '../../src/lib/index/file-table.js';
 import { sameFilesByListing, stampListing } from '../../src/lib/index/scan.js';
 import { tableOf } from '../helpers/file-table.js';
@@ -124,6 +124,43 @@ describe('listingByFind (a real find against the walk)', () => {
     const byWalk = walked(dir);
     expect([...byWalk.keys()].sort()).toEqual(['README.md', 'src/Größe – ü.md', 'src/a.tmp-x', 'src/a.ts', 'src/b.tmp-1x-2', 'src/c.tmp-1-2.md', 'src/d.tmp-12-34x', 'src/deep/b c.py', 'src/deep/new\nline.md', 'topic.md']);
     expect(byFind).toEqual(byWalk);
+  });
+
+  it('lists a big folder by two finds at once, byte for byte what one find prints', async () => {
+    writeFileSync(join(dir, 'top.tmp-5-6'), 'a temp file of ours at the top\n');
+    const spawned = (): { count: () => number; onSpawn: () => void } => {
+      let n = 0;
+      return { count: () => n, onSpawn: () => void n++ };
+    };
+    const one = (await listingByFind(dir))!;
+    const halves = spawned();
+    const byHalves = await listingByFind(dir, 'find', halves.onSpawn, true);
+    expect(halves.count()).toBe(3); // the entries, then one find per half
+    expect(byHalves!.digest()).toBe(one.digest());
+    expect(mapOf(byHalves)).toEqual(walked(dir));
+    // A top-level name find would read as an expression: one find after the entries, same bytes.
+    writeFileSync(join(dir, '-name'), 'dash\n');
+    const fallback = spawned();
+    const withDash = await listingByFind(dir, 'find', fallback.onSpawn, true);
+    expect(fallback.count()).toBe(2);
+    expect(withDash!.digest()).toBe((await listingByFind(dir))!.digest());
+    expect(mapOf(withDash)!.has('-name')).toBe(true);
+    // Nothing to list but pruned entries, or nothing at all: what one find prints, nothing.
+    const bare = join(tmp.path, 'bare');
+    mkdirSync(join(bare, '.git'), { recursive: true });
+    expect((await listingByFind(bare, 'find', undefined, true))!.digest()).toBe((await listingByFind(bare))!.digest());
+    expect(mapOf(await listingByFind(join(bare, '.git'), 'find', undefined, true))).toEqual(new Map());
+    expect(await listingByFind(join(tmp.path, 'missing'), 'find', undefined, true)).toBeNull();
+  });
+
+  it('takes two finds for a topic whose head-hot.bin holds ~50k files or more', () => {
+    const hot = join(tmp.path, 'head-hot.bin');
+    expect(worthHalves(hot)).toBe(false); // none: a head under 4,000 files
+    writeFileSync(hot, '');
+    truncateSync(hot, 2_299_999);
+    expect(worthHalves(hot)).toBe(false);
+    truncateSync(hot, 2_300_000);
+    expect(worthHalves(hot)).toBe(true);
   });
 
   it('is null when it cannot list: no such command, no such folder', async () => {

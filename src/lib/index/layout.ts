@@ -37,6 +37,11 @@ export function topicIndexDir(root: string, id: string): string {
   return join(topicsIndexDir(root), id);
 }
 
+/** A head's hot part in binary beside head.json (head-hot.ts), for heads of 4,000 files or more. */
+export function hotHeadFile(root: string, id: string): string {
+  return join(topicIndexDir(root, id), 'head-hot.bin');
+}
+
 export function notesIndexFile(root: string): string {
   return join(indexDir(root), 'notes.json');
 }

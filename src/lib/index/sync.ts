@@ -12,7 +12,7 @@ import { isValidTopicId } from '../store/model.js';
 import { referencesDir } from '../store/root-path.js';
 import { listTopicIds, readManifest, readManifestRoles } from '../store/topic-files.js';
 import { compactSegments } from './compact.js';
-import { INDEX_FORMAT, indexDir, readMeta, tempName, topicsIndexDir, writeMeta } from './layout.js';
+import { hotHeadFile, INDEX_FORMAT, indexDir, readMeta, tempName, topicsIndexDir, writeMeta } from './layout.js';
 import { withIndexLock } from '../lock.js';
 import { crashPoint } from '../mutation/crash.js';
 import { holdPoint } from '../hold.js';
@@ -20,7 +20,7 @@ import { syncNotes } from './notes/index.js';
 import { readOrNull } from '../soft-fs.js';
 import { indexCap } from './current.js';
 import type { FileEntry } from './file-table.js';
-import { listingByFind } from './listing-prefetch.js';
+import { listingByFind, worthHalves } from './listing-prefetch.js';
 import { refreshManifestLines } from './manifest-lines.js';
 import { chunkIdsOf, diffByStat, hashFile, listTopicFilesVia, looksBinary, sha256Hex, stampListing } from './scan.js';
 import { saveSegmentLex, segmentFile, SegmentWriter } from './segments.js';
@@ -177,7 +177,7 @@ async function syncTopic(ctx: Ctx, id: string): Promise<TopicSyncCounts> {
   ctx.onProgress?.({ topic: id, phase: 'scan', done: 0, total: 1 });
   // find lists the folder on the other core while this sync works; the head written at the end
   // keeps its digest when it matches, and the next cold search compares digests, not files.
-  const listing = listingByFind(dir);
+  const listing = listingByFind(dir, 'find', undefined, worthHalves(hotHeadFile(root, id)));
   // The shared copy readers get: a search right after this sync then parses head.json once, not
   // twice. It is never mutated here; `head` gets its own file table before the first change.
   const storedHead = await loadHeadForReading(root, id);

@@ -16,7 +16,7 @@ import type { AnnIndex } from './ann.js';
 import { FileTable } from './file-table.js';
 import { type HeadBytes, type HeadStamp, headPieces, type HotSink, parseHeadLines, readHeadFile } from './head-file.js';
 import { MIN_HOT_ROWS, readHotHead, writeHotHead } from './head-hot.js';
-import { isRecord, topicIndexDir, writeFileAtomic } from './layout.js';
+import { hotHeadFile, isRecord, topicIndexDir, writeFileAtomic } from './layout.js';
 import { LiveChunks } from './live-chunks.js';
 import { forgetSegments, type LoadOptions, loadSegment, removeSegmentFiles, type Segment, type StoredChunk } from './segments.js';
 
@@ -81,7 +81,6 @@ export interface TopicIndex {
 
 const headFile = (root: string, id: string): string => join(topicIndexDir(root, id), 'head.json');
 /** head.json's hot part in binary (head-hot.ts): derived from it, used only while it matches. */
-const hotHeadFile = (root: string, id: string): string => join(topicIndexDir(root, id), 'head-hot.bin');
 
 /** Writes head.json, then its binary hot part stamped with the file just renamed into place. */
 async function writeHead(root: string, id: string, head: TopicHead): Promise<void> {
