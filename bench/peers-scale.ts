@@ -40,6 +40,9 @@ export async function scaledFiles(target: number): Promise<{ files: () => Iterab
   return { files, chunks };
 }
 
+/** A question's longest word of letters only: a term both sides find (qmd ANDs a query's terms). */
+export const longestWord = (q: string): string => (q.match(/\p{L}+/gu) ?? [q]).reduce((a, b) => (b.length > a.length ? b : a));
+
 /** Every pid of a process tree (Linux /proc). */
 function treePids(pid: number): number[] {
   const out = [pid];
@@ -89,12 +92,17 @@ async function firstCall(rpc: StdioRpc, name: string, args: Record<string, unkno
   }
 }
 
-export async function runScaleRows(opts: { qmd: string; chunks: number; queries: number; workDir: string }): Promise<BenchRecord[]> {
+/**
+ * `repoDir` (`--scale-dir DIR`: DIR/repo-N, as bench/mcp-scale.ts keeps them) reuses a repository
+ * built before when its marker names the same files: at 1M it takes minutes and 2.8 GB to build.
+ */
+export async function runScaleRows(opts: { qmd: string; chunks: number; queries: number; workDir: string; repoDir?: string }): Promise<BenchRecord[]> {
   checkBuilt();
   const base = join(opts.workDir, 'peers', `scale-${opts.chunks}`);
   const t0 = performance.now();
   const plan = await scaledFiles(opts.chunks);
-  const repo = await repoFromFiles(join(base, 'repo'), `scifact-scale:${opts.chunks}`, plan.files);
+  const repo = await repoFromFiles(opts.repoDir ?? join(base, 'repo'), `scifact-scale:${opts.chunks}`, plan.files);
+  mkdirSync(base, { recursive: true }); // the commands' cwd, not made by the repository when it is elsewhere
   process.stderr.write(`[peers] scale ${opts.chunks}: ${repo.files} files, ~${plan.chunks} chunks (repository ready in ${fmtMs(performance.now() - t0)})\n`);
   const cache = join(base, 'qmd-cache');
   const qmdEnv = { ...process.env, XDG_CACHE_HOME: cache, XDG_CONFIG_HOME: join(base, 'qmd-config'), NO_COLOR: '1' };
@@ -124,28 +132,36 @@ export async function runScaleRows(opts: { qmd: string; chunks: number; queries:
   process.stderr.write(`[peers] scale our index: ${fmtMs(index.ours.ms[0]!)} (load ${load()})\n`);
 
   const questions = loadBeir(join(BENCH_DATA, 'scifact')).queries.slice(0, opts.queries).map((q) => q.text);
-  const cold = { ours: side(), qmd: side(), loads: [] as number[] };
-  questions.forEach((q, i) => {
-    cold.loads.push(load());
-    const a = (): void => {
-      const r = run(process.execPath, [BIN, 'search', q, '--topic', topic, '--json', '--no-server', '--limit', '10', '--root', kb], { env: ours });
-      add(cold.ours, r, hitsIn(r.stdout));
-    };
-    const b = (): void => {
-      const r = run(opts.qmd, ['search', q, '--format', 'json', '-n', '10', '-c', name], { env: qmdEnv, cwd: base });
-      add(cold.qmd, r, hitsIn(r.stdout));
-    };
-    for (const turn of i % 2 === 0 ? [a, b] : [b, a]) turn();
-  });
+  const coldRows = (qs: string[]): { ours: Side; qmd: Side; loads: number[] } => {
+    const cold = { ours: side(), qmd: side(), loads: [] as number[] };
+    qs.forEach((q, i) => {
+      cold.loads.push(load());
+      const a = (): void => {
+        const r = run(process.execPath, [BIN, 'search', q, '--topic', topic, '--json', '--no-server', '--limit', '10', '--root', kb], { env: ours });
+        add(cold.ours, r, hitsIn(r.stdout));
+      };
+      const b = (): void => {
+        const r = run(opts.qmd, ['search', q, '--format', 'json', '-n', '10', '-c', name], { env: qmdEnv, cwd: base });
+        add(cold.qmd, r, hitsIn(r.stdout));
+      };
+      for (const turn of i % 2 === 0 ? [a, b] : [b, a]) turn();
+    });
+    return cold;
+  };
+  const cold = coldRows(questions);
+  // qmd ANDs a query's terms, so a whole SciFact claim mostly finds nothing there: one word each
+  // makes both sides find and build 10 hits.
+  const words = questions.map(longestWord);
+  const coldWord = coldRows(words);
 
   const mcpLoads = [load()];
-  const q0 = questions[0]!;
+  const q0 = words[0]!;
   let t = performance.now();
   const ourFirst = await firstCall(new StdioRpc(process.execPath, [BIN, 'mcp', '--root', kb], { env: ours }), 'reference_search', { topic, question: q0, limit: 10 }, t);
   t = performance.now();
   const qmdFirst = await firstCall(new StdioRpc(opts.qmd, ['mcp'], { env: qmdEnv, cwd: base }), 'query', { searches: [{ type: 'lex', query: q0 }], limit: 10, rerank: false, collections: [name] }, t);
   const mcp = (f: FirstCall): Side => ({ ...side(), ms: [f.callMs], rssMb: [f.rssMb], hits: [f.hits] });
-  const mcpRec = peerRecord('MCP server, first call', { ours: mcp(ourFirst), qmd: mcp(qmdFirst), loads: mcpLoads }, note('a fresh server: initialize, then one search of 10 hits; RSS is the server tree\'s resident memory after it'));
+  const mcpRec = peerRecord('MCP server, first call', { ours: mcp(ourFirst), qmd: mcp(qmdFirst), loads: mcpLoads }, note('a fresh server: initialize, then one search of 10 hits for the first question\'s longest word; RSS is the server tree\'s resident memory after it'));
   Object.assign(mcpRec, {
     ours_spawn_to_answer_ms: round(ourFirst.spawnToAnswerMs),
     qmd_spawn_to_answer_ms: round(qmdFirst.spawnToAnswerMs),
@@ -155,6 +171,7 @@ export async function runScaleRows(opts: { qmd: string; chunks: number; queries:
   const rec = [
     peerRecord('index at scale', index, note('one pair, qmd first: tkoma-ref init + topic create --yes --embedder none from file:// git, against qmd collection add (fresh cache)')),
     peerRecord('cold search at scale, 10 hits', cold, note('one process per query, alternated')),
+    peerRecord('cold search at scale, one word, 10 hits', coldWord, note(`one process per query, alternated; each question's longest word (${words.slice(0, 3).join(', ')}…)`)),
     mcpRec,
   ];
   for (const r of rec) r.chunks = plan.chunks;

@@ -2,7 +2,8 @@
  * Head to head with qmd, run alternately pair by pair on the same machine and the same data:
  *
  *   npm run bench:peers -- [--qmd PATH] [--pairs 3] [--queries 30] [--dataset scifact]
- *                          [--repo PATH] [--rows all|corpus|repo] [--chunks N] [--no-save]
+ *                          [--repo PATH] [--rows all|corpus|repo] [--chunks N [--scale-dir DIR]]
+ *                          [--no-save]
  *
  * Installs nothing. Without a `qmd` binary on PATH (or given by --qmd) it says so and exits 0.
  * Pairs, embedder none on both sides, each side's own defaults otherwise:
@@ -368,6 +369,7 @@ if (isMain(import.meta.url)) {
       rows: { type: 'string', default: 'all' },
       'no-save': { type: 'boolean', default: false },
       chunks: { type: 'string' },
+      'scale-dir': { type: 'string' },
     },
   });
   const qmd = findQmd(values.qmd);
@@ -380,7 +382,7 @@ if (isMain(import.meta.url)) {
   const records: BenchRecord[] = [];
   if (values.chunks) {
     const { runScaleRows } = await import('./peers-scale.js');
-    records.push(...(await runScaleRows({ qmd, chunks: Number(values.chunks), queries: Number(values.queries), workDir: WORK_DIR })));
+    records.push(...(await runScaleRows({ qmd, chunks: Number(values.chunks), queries: Number(values.queries), workDir: WORK_DIR, repoDir: values['scale-dir'] && join(values['scale-dir'], `repo-${values.chunks}`) })));
   } else if (values.rows !== 'repo') records.push(...(await runPeers({ qmd, pairs: Number(values.pairs), queries: Number(values.queries), dataset: values.dataset, workDir: WORK_DIR })));
   if (values.rows !== 'corpus' && !values.chunks) {
     const source = findRepo(values.repo);
