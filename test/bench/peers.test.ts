@@ -8,6 +8,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { repoFromGitHead } from '../../bench/lib/git-tree-copy.js';
 import { cpuTicksOfStat, treeCpuMs } from '../../bench/lib/proc-cpu.js';
 import { findQmd, findRepo, hitsIn, peerRecord, withoutExtraCa } from '../../bench/peers.js';
+import { longestWord } from '../../bench/peers-scale.js';
 import type { BenchRecord } from '../../bench/lib/records.js';
 import { peersTable, renderReport } from '../../bench/lib/report.js';
 import { peersVerdict } from '../../bench/lib/targets.js';
@@ -65,6 +66,12 @@ describe('bench:peers', () => {
     expect(hitsIn('[]')).toBe(0);
     expect(hitsIn('not json')).toBe(-1);
     expect(hitsIn('{"other": 1}')).toBe(-1);
+  });
+
+  it('takes a question\'s longest word of letters for the one-word cold row, the first of equal length', () => {
+    expect(longestWord('0-dimensional biomaterials show inductive properties.')).toBe('biomaterials');
+    expect(longestWord('ALDH1 expression is associated with poorer prognosis')).toBe('expression');
+    expect(longestWord('Vitamin D3 raises cAMP')).toBe('Vitamin');
   });
 
   it('reads utime + stime from a /proc stat line, whatever the command name holds', () => {
