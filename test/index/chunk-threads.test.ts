@@ -96,11 +96,31 @@ describe('chunking on worker threads', () => {
     }
   });
 
+  it('leaves the terms to this thread when it starts one thread only', async () => {
+    process.env.TKOMA_REF_CHUNK_THREADS = '2';
+    const pool = startChunkPool(FIXTURES.map((f) => f.path));
+    try {
+      expect(pool.threads).toBe(1);
+      const pending = FIXTURES.map((fx) => pool.chunk(fx.path, fx.code));
+      pool.flush();
+      const threaded = await Promise.all(pending);
+      expect(pool.answered).toBe(FIXTURES.length);
+      for (const [i, fx] of FIXTURES.entries()) {
+        expect(threaded[i]!.chunks).toEqual(await chunkFile(fx.path, fx.code));
+        expect(threaded[i]!.counted).toBeUndefined();
+      }
+    } finally {
+      await pool.close();
+    }
+  });
+
   it('writes the same index, byte for byte, as chunking every file in this thread', async () => {
     const inline = await indexWith('1');
-    const threaded = await indexWith('3');
-    expect(Object.keys(threaded).sort()).toEqual(['files', 'lex', 'rec', 'txt']);
-    expect(threaded).toEqual(inline);
+    const counting = await indexWith('3'); // two threads: they count the terms
+    const parsing = await indexWith('2'); // one thread: this one counts them
+    expect(Object.keys(counting).sort()).toEqual(['files', 'lex', 'rec', 'txt']);
+    expect(counting).toEqual(inline);
+    expect(parsing).toEqual(inline);
   });
 
   it('sends a part-filled batch that files cut in this thread have left behind, when its file is awaited', async () => {

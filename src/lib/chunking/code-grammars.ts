@@ -23,6 +23,8 @@ const grammars = new Map<string, Promise<Language | undefined>>();
 export interface ChunkWorkerData {
   /** tree-sitter's own module, compiled by the main thread (treeSitterModule). */
   treeSitter?: WebAssembly.Module;
+  /** Count the chunks' BM25 terms in the worker (pool.ts countsInWorkers); else the main thread does. */
+  countTerms?: boolean;
 }
 
 let treeSitter: WebAssembly.Module | undefined;

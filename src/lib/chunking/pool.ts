@@ -1,9 +1,10 @@
 /**
  * Chunking on several threads. Cutting code by its syntax tree is most of a large create's index
  * phase (tree-sitter parses ~12 s of a 10,970-file corpus here), and each file is independent,
- * so worker threads chunk files while the main thread reads and hashes the next ones. Each worker
- * also counts the BM25 terms of the chunks it cuts (index/chunk-terms.ts), which was most of the
- * main thread's work once the chunking had moved. Chunks come back as chunkFile gives them in the
+ * so worker threads chunk files while the main thread reads and hashes the next ones. Several
+ * workers also count the BM25 terms of the chunks they cut (index/chunk-terms.ts), which was most
+ * of the main thread's work once the chunking had moved; one leaves that to the main thread
+ * (countsInWorkers). Chunks come back as chunkFile gives them in the
  * main thread; terms as packed arrays that build the same segment as tokenizing them here.
  */
 import { availableParallelism } from 'node:os';
@@ -27,10 +28,10 @@ export interface ChunkJob {
 
 export type ChunkReply = { id: number; chunks: WireChunk[] } | { id: number; error: string };
 
-/** A worker's answer to one batch: per file its chunks (or why not), and all their terms. */
+/** A worker's answer to one batch: per file its chunks (or why not), and all their terms when it counts them. */
 export interface BatchReply {
   files: ChunkReply[];
-  terms: PackedTerms;
+  terms?: PackedTerms;
 }
 
 /** A file's chunks, with their BM25 terms when a worker thread counted them (else: count them here). */
@@ -86,6 +87,18 @@ export function workerCount(syntaxFiles: number, cores: number, setting?: number
   if (setting !== undefined) return Math.max(0, setting - 1);
   if (syntaxFiles < MIN_FILES_FOR_WORKERS || cores < 2) return 0;
   return Math.min(cores - 1, MAX_WORKERS);
+}
+
+/**
+ * Whether the worker threads count their chunks' BM25 terms: only when there are several. With
+ * one (two cores) the main thread waited on it for most of a code create, and counting there
+ * instead took the Dioxus .rs/.md create from 2.79–2.92 to 2.33–2.65 s and its CPU down ~0.2 s
+ * (4 alternated pairs; the whole repository: same wall, −0.3 s CPU, −10 MiB peak): the worker
+ * parses, this thread counts while it waits, and no packed terms are copied and translated. With
+ * more threads this one would be the bottleneck, as it was before counting moved to them.
+ */
+export function countsInWorkers(threads: number): boolean {
+  return threads >= 2;
 }
 
 const chunkHere = (path: string, text: string): Promise<ChunkedFile> => chunkFile(path, text).then((chunks) => ({ chunks }));
@@ -158,7 +171,7 @@ class WorkerPool implements ChunkPool {
   ) {
     const resourceLimits = { maxYoungGenerationSizeMb: WORKER_YOUNG_MB, ...(heapMb === undefined ? {} : { maxOldGenerationSizeMb: heapMb }) };
     // Before any thread compiles a grammar: V8's flags are the process's (wasm-tier.ts).
-    const workerData: ChunkWorkerData = { treeSitter: treeSitterModule(true) };
+    const workerData: ChunkWorkerData = { treeSitter: treeSitterModule(true), countTerms: countsInWorkers(threads) };
     for (let i = 0; i < threads; i++) {
       const worker = FROM_SOURCE
         ? // `--import tsx` in execArgv does not reach a worker's own entry on Node 20; registering does.
@@ -171,12 +184,13 @@ class WorkerPool implements ChunkPool {
       // The worker numbers terms once for its whole life; this is that numbering's names.
       const slot = { worker, pending: new Map<number, Pending>(), table: new ForeignTerms(Float64Array.from(DEFAULT_BUILD.fieldWeights)) };
       worker.on('message', ({ files, terms }: BatchReply) => {
-        learnTerms(slot.table, terms);
+        if (terms) learnTerms(slot.table, terms);
         let chunk0 = 0;
         let post0 = 0;
         for (const reply of files) {
-          const counted = 'chunks' in reply ? { table: slot.table, packed: terms, chunk0, post0 } : undefined;
-          if ('chunks' in reply) {
+          // Not counted there: the pipeline counts this file's terms itself.
+          const counted = terms && 'chunks' in reply ? { table: slot.table, packed: terms, chunk0, post0 } : undefined;
+          if (terms && 'chunks' in reply) {
             for (let c = 0; c < reply.chunks.length; c++) post0 += terms.docTerms[chunk0 + c]!;
             chunk0 += reply.chunks.length;
           }
