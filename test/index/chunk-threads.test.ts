@@ -3,7 +3,7 @@ import { availableParallelism } from 'node:os';
 import { afterEach, describe, expect, it } from 'vitest';
 
 import { chunkFile, roleForPath } from '../../src/lib/chunking/index.js';
-import { pooledLanguages, startChunkPool, workerCount } from '../../src/lib/chunking/pool.js';
+import { type ChunkedFile, pooledLanguages, startChunkPool, workerCount } from '../../src/lib/chunking/pool.js';
 import { ChunkPipeline } from '../../src/lib/index/chunk-pipeline.js';
 import { FileTable } from '../../src/lib/index/file-table.js';
 import { forgetTopicIndex, syncIndex } from '../../src/lib/index/service.js';
@@ -77,41 +77,30 @@ describe('chunking on worker threads', () => {
     return indexBytes(root, 'topic-corpus');
   }
 
-  it('cuts files on the threads it starts, into the chunks this thread would cut', async () => {
-    process.env.TKOMA_REF_CHUNK_THREADS = '3';
+  /** Every fixture cut on a pool of `threads` (TKOMA_REF_CHUNK_THREADS), checked against this thread's chunks. */
+  async function cutOnPool(threads: string, workers: number): Promise<ChunkedFile[]> {
+    process.env.TKOMA_REF_CHUNK_THREADS = threads;
     const pool = startChunkPool(FIXTURES.map((f) => f.path));
     try {
-      expect(pool.threads).toBe(2);
+      expect(pool.threads).toBe(workers);
       const pending = FIXTURES.map((fx) => pool.chunk(fx.path, fx.code));
       pool.flush();
       const threaded = await Promise.all(pending);
       expect(pool.answered).toBe(FIXTURES.length);
-      for (const [i, fx] of FIXTURES.entries()) {
-        expect(threaded[i]!.chunks).toEqual(await chunkFile(fx.path, fx.code));
-        // Their BM25 terms were counted on the thread too (chunk-terms.test.ts checks them).
-        expect(threaded[i]!.counted).toBeDefined();
-      }
+      for (const [i, fx] of FIXTURES.entries()) expect(threaded[i]!.chunks).toEqual(await chunkFile(fx.path, fx.code));
+      return threaded;
     } finally {
       await pool.close();
     }
+  }
+
+  it('cuts files on the threads it starts, into the chunks this thread would cut', async () => {
+    // Their BM25 terms were counted on the threads too (chunk-terms.test.ts checks them).
+    for (const file of await cutOnPool('3', 2)) expect(file.counted).toBeDefined();
   });
 
   it('leaves the terms to this thread when it starts one thread only', async () => {
-    process.env.TKOMA_REF_CHUNK_THREADS = '2';
-    const pool = startChunkPool(FIXTURES.map((f) => f.path));
-    try {
-      expect(pool.threads).toBe(1);
-      const pending = FIXTURES.map((fx) => pool.chunk(fx.path, fx.code));
-      pool.flush();
-      const threaded = await Promise.all(pending);
-      expect(pool.answered).toBe(FIXTURES.length);
-      for (const [i, fx] of FIXTURES.entries()) {
-        expect(threaded[i]!.chunks).toEqual(await chunkFile(fx.path, fx.code));
-        expect(threaded[i]!.counted).toBeUndefined();
-      }
-    } finally {
-      await pool.close();
-    }
+    for (const file of await cutOnPool('2', 1)) expect(file.counted).toBeUndefined();
   });
 
   it('writes the same index, byte for byte, as chunking every file in this thread', async () => {
