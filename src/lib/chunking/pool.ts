@@ -4,8 +4,8 @@
  * so worker threads chunk files while the main thread reads and hashes the next ones. Several
  * workers also count the BM25 terms of the chunks they cut (index/chunk-terms.ts), which was most
  * of the main thread's work once the chunking had moved; one leaves that to the main thread
- * (countsInWorkers). Chunks come back as chunkFile gives them in the
- * main thread; terms as packed arrays that build the same segment as tokenizing them here.
+ * (countsInWorkers). Chunks come back as chunkFile gives them in the main thread; terms as packed
+ * arrays that build the same segment as tokenizing them here.
  */
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
